@@ -1,0 +1,32 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AppConfig } from '@app/config';
+import { CatalogModule } from './catalog.module';
+import { ConfigModule } from './config.module';
+import { HealthController } from './controllers/health.controller';
+import { HistoryController } from './controllers/history.controller';
+import { NamespaceController } from './controllers/namespace.controller';
+import { TableController } from './controllers/table.controller';
+import { TransactionController } from './controllers/transaction.controller';
+import { VersionController } from './controllers/version.controller';
+import { ErrorFilter } from './http/error-filter';
+import { RestRequests } from './http/rest-request.factory';
+
+@Module({})
+export class ApiModule {
+  static forConfig(config: AppConfig, extra: DynamicModule[] = []): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [ConfigModule.forConfig(config), CatalogModule, ...extra],
+      controllers: [
+        HealthController,
+        NamespaceController,
+        TableController,
+        VersionController,
+        TransactionController,
+        HistoryController,
+      ],
+      providers: [RestRequests, { provide: APP_FILTER, useClass: ErrorFilter }],
+    };
+  }
+}

@@ -1,0 +1,95 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BatchCommitService,
+  CatalogWriter,
+  HistoryService,
+  NamespaceService,
+  TableService,
+  TransactionService,
+  VersionService,
+} from '@app/application';
+import { AppConfig } from '@app/config';
+import { EventStore, createEventStore } from '@app/event-store';
+import { LanceTables, ManifestFinaliser, Warehouse } from '@app/lance';
+import { ProjectionRegistry } from '@app/projections';
+import { APP_CONFIG, EVENT_STORE } from './tokens';
+
+/** Wires the framework-free libraries into Nest: one instance of each per process. */
+@Global()
+@Module({
+  providers: [
+    { provide: EVENT_STORE, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createEventStore(c.eventStore, c.dataDir) },
+    { provide: ProjectionRegistry, inject: [EVENT_STORE], useFactory: (s: EventStore) => new ProjectionRegistry(s) },
+    {
+      provide: CatalogWriter,
+      inject: [EVENT_STORE, ProjectionRegistry],
+      useFactory: (s: EventStore, p: ProjectionRegistry) => new CatalogWriter(s, p),
+    },
+    { provide: Warehouse, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new Warehouse(c.warehouse) },
+    { provide: ManifestFinaliser, inject: [Warehouse], useFactory: (w: Warehouse) => new ManifestFinaliser(w) },
+    {
+      provide: LanceTables,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) =>
+        new LanceTables({
+          selfUrl: () => {
+            if (!c.selfUrl) throw new Error('the server address is not known yet');
+            return c.selfUrl;
+          },
+        }),
+    },
+    {
+      provide: NamespaceService,
+      inject: [CatalogWriter, ProjectionRegistry],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new NamespaceService(w, p),
+    },
+    {
+      provide: TableService,
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig) =>
+        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning }),
+    },
+    {
+      provide: VersionService,
+      inject: [CatalogWriter, ProjectionRegistry, ManifestFinaliser],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser) => new VersionService(w, p, f),
+    },
+    {
+      provide: BatchCommitService,
+      inject: [CatalogWriter, VersionService, Warehouse, APP_CONFIG],
+      useFactory: (w: CatalogWriter, v: VersionService, wh: Warehouse, c: AppConfig) =>
+        new BatchCommitService(w, v, wh, c.managedVersioning),
+    },
+    {
+      provide: TransactionService,
+      inject: [CatalogWriter, ProjectionRegistry],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new TransactionService(w, p),
+    },
+    { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
+  ],
+  exports: [
+    EVENT_STORE,
+    ProjectionRegistry,
+    CatalogWriter,
+    Warehouse,
+    ManifestFinaliser,
+    LanceTables,
+    NamespaceService,
+    TableService,
+    VersionService,
+    BatchCommitService,
+    TransactionService,
+    HistoryService,
+  ],
+})
+export class CatalogModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly lance: LanceTables,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.lance.close();
+    await this.store.close();
+  }
+}

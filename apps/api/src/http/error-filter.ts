@@ -1,0 +1,69 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { CatalogError, ErrorCode, httpStatusOf } from '@app/catalog';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+interface ErrorBody {
+  error: string;
+  code: number;
+  detail?: string;
+  instance?: string;
+}
+
+/** Fastify's own failures (bad JSON, wrong media type, body too large) in the protocol's terms. */
+function fromFastify(e: { code?: string; statusCode?: number; message: string }): [number, ErrorBody] | undefined {
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return [400, { error: `malformed request body: ${e.message}`, code: ErrorCode.InvalidInput }];
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return [413, { error: 'request body is larger than the configured BODY_LIMIT', code: ErrorCode.InvalidInput }];
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return [415, { error: `unsupported content type: ${e.message}`, code: ErrorCode.InvalidInput }];
+  }
+  if (e instanceof SyntaxError || e.statusCode === 400) {
+    return [400, { error: `malformed request: ${e.message}`, code: ErrorCode.InvalidInput }];
+  }
+  return undefined;
+}
+
+/** Every failure leaves as JSON `{error, code}` with the Lance code and its matching status. */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const [status, body] = this.describe(exception, request);
+    body.instance = request.url.split('?')[0];
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+
+  private describe(exception: unknown, request: FastifyRequest): [number, ErrorBody] {
+    if (exception instanceof CatalogError) {
+      const body: ErrorBody = { error: exception.message, code: exception.code };
+      if (exception.detail) body.detail = exception.detail;
+      return [httpStatusOf(exception.code), body];
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === 404) {
+        return [
+          406,
+          { error: `operation not supported: ${request.method} ${request.url.split('?')[0]}`, code: ErrorCode.Unsupported },
+        ];
+      }
+      const cause = exception.cause as { code?: string; message: string } | undefined;
+      const mapped = cause ? fromFastify(cause) : undefined;
+      if (mapped) return mapped;
+      return [status, { error: exception.message, code: status < 500 ? ErrorCode.InvalidInput : ErrorCode.Internal }];
+    }
+    const mapped = fromFastify(exception as { code?: string; message: string });
+    if (mapped) return mapped;
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    return [500, { error: 'internal error', code: ErrorCode.Internal, detail: exception instanceof Error ? exception.message : undefined }];
+  }
+}

@@ -1,0 +1,14 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG } from '../tokens';
+import { RestRequest } from './rest-request';
+
+@Injectable()
+export class RestRequests {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  of(req: FastifyRequest): RestRequest {
+    return new RestRequest(req, this.config.defaultDatabase);
+  }
+}

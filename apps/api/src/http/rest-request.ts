@@ -1,0 +1,146 @@
+import {
+  CatalogError,
+  DEFAULT_DELIMITER,
+  ErrorCode,
+  ObjectId,
+  PageRequest,
+  Properties,
+  invalidInput,
+  sameId,
+  validateId,
+  validateName,
+} from '@app/catalog';
+import { RequestContext } from '@app/application';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { decodeFormComponent } from './form-decode';
+
+const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const CTX_PREFIX = 'x-lance-ctx-';
+
+/**
+ * One REST-binding request: decodes the path id, the query and the headers the way the Lance
+ * clients encode them. Controllers use it so they only map HTTP onto service calls.
+ */
+export class RestRequest {
+  readonly delimiter: string;
+  private readonly query: Record<string, unknown>;
+
+  constructor(
+    private readonly req: FastifyRequest,
+    private readonly defaultDatabase: string,
+  ) {
+    this.query = (req.query ?? {}) as Record<string, unknown>;
+    const delimiter = this.queryString('delimiter');
+    if (delimiter !== undefined && (delimiter.length === 0 || delimiter.length > 8 || /[\u0000-\u001f]/.test(delimiter))) {
+      throw invalidInput(`delimiter '${delimiter}' is not usable: it must be 1 to 8 printable characters`);
+    }
+    this.delimiter = delimiter ?? DEFAULT_DELIMITER;
+  }
+
+  /** The raw (still encoded) path segment at `index`, decoded into an object id. */
+  pathId(index: number): string[] {
+    const path = (this.req.raw.url ?? '').split('?')[0];
+    const raw = path.split('/')[index];
+    if (raw === undefined) throw invalidInput('the request path has no object id');
+    const decoded = decodeFormComponent(raw);
+    if (decoded === this.delimiter) return [];
+    return validateId(decoded.split(this.delimiter), 'id', this.delimiter);
+  }
+
+  /** The body as an object; a missing body or JSON `null` reads as {}. */
+  body(): Record<string, unknown> {
+    const body = this.req.body;
+    if (body === undefined || body === null || body === '') return {};
+    if (typeof body !== 'object' || Array.isArray(body)) throw invalidInput('the request body must be a JSON object');
+    return body as Record<string, unknown>;
+  }
+
+  /** The path id, checked against the body's `id` when the body repeats it. */
+  objectId(index: number, body: { id?: unknown } = this.body()): string[] {
+    const id = this.pathId(index);
+    if (body.id !== undefined && body.id !== null) {
+      const parsed = z.array(z.string()).safeParse(body.id);
+      if (!parsed.success) throw invalidInput('id must be an array of strings');
+      if (!sameId(parsed.data, id)) {
+        throw invalidInput(
+          `the body id ${JSON.stringify(parsed.data)} does not match the path id ${JSON.stringify(id)}`,
+          'Send the same id in the path and the body, or leave it out of the body.',
+        );
+      }
+    }
+    return id;
+  }
+
+  context(bodyContext?: unknown): RequestContext {
+    const context: Properties = {};
+    if (bodyContext !== undefined && bodyContext !== null) {
+      const parsed = z.record(z.string(), z.string()).safeParse(bodyContext);
+      if (!parsed.success) throw invalidInput('context must be an object of string values');
+      Object.assign(context, parsed.data);
+    }
+    for (const [name, value] of Object.entries(this.req.headers)) {
+      if (name.startsWith(CTX_PREFIX) && typeof value === 'string') context[name.slice(CTX_PREFIX.length)] = value;
+    }
+    this.checkMinTimestamp();
+    return { database: this.database(), context, delimiter: this.delimiter };
+  }
+
+  database(): string {
+    const header = this.req.headers['x-lance-database'] ?? this.req.headers['x-lancedb-database'];
+    if (header === undefined) return this.defaultDatabase;
+    const name = Array.isArray(header) ? header[0] : header;
+    if (!DATABASE_NAME.test(name)) {
+      throw invalidInput(`database '${name}' is not a valid name: use 1-64 characters of [A-Za-z0-9_-]`);
+    }
+    return name;
+  }
+
+  queryString(name: string): string | undefined {
+    const v = this.query[name];
+    if (v === undefined) return undefined;
+    if (Array.isArray(v)) throw invalidInput(`query parameter '${name}' is given more than once`);
+    return String(v);
+  }
+
+  queryBool(name: string, fallback: boolean): boolean {
+    const v = this.queryString(name);
+    if (v === undefined || v === '') return fallback;
+    const s = v.toLowerCase();
+    if (s === 'true' || s === '1') return true;
+    if (s === 'false' || s === '0') return false;
+    throw invalidInput(`query parameter '${name}' must be true or false, got '${v}'`);
+  }
+
+  queryInt(name: string, min = 0): number | undefined {
+    const v = this.queryString(name);
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) {
+      throw invalidInput(`query parameter '${name}' must be an integer >= ${min}, got '${v}'`);
+    }
+    return n;
+  }
+
+  page(): PageRequest {
+    const token = this.queryString('page_token');
+    return { pageToken: token === '' ? undefined : token, limit: this.queryInt('limit', 1) };
+  }
+
+  /** The one-part id of a transaction. */
+  transactionId(index: number): string {
+    const id = this.objectId(index);
+    if (id.length !== 1) throw new CatalogError(ErrorCode.InvalidInput, 'a transaction id is a single name');
+    return validateName(id[0], 'transaction id', this.delimiter);
+  }
+
+  /** Catalog state is caught up to the store's head before every answer, so any past timestamp is met. */
+  private checkMinTimestamp(): void {
+    const v = this.req.headers['x-lancedb-min-timestamp'];
+    if (typeof v === 'string' && Number.isNaN(Date.parse(v))) {
+      throw invalidInput(`x-lancedb-min-timestamp '${v}' is not an RFC 3339 timestamp`);
+    }
+  }
+}
+
+export type { ObjectId };

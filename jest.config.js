@@ -1,0 +1,32 @@
+// Nest 12 ships ESM only: swc down-compiles those packages so Jest (CommonJS) can load them.
+const esmPackages = ['@nestjs', 'cookie', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', '@standard-schema'];
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+const ignored = ['/node_modules/', '/dist/'];
+// The EventStoreDB adapter can only be proven against a running server.
+if (!process.env.EVENTSTORE_URL) ignored.push('\\.esdb\\.');
+
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
+  testPathIgnorePatterns: ignored,
+  transform: { '^.+\\.(t|j)s$': swc },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
+  moduleNameMapper: {
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config)$': '<rootDir>/libs/$1/src',
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  },
+  testTimeout: 60000,
+};

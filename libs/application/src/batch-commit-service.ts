@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { BatchOperation, CatalogEvent, DeclareTable, ObjectId, Properties, VersionRange, CreateTableVersion, decideBatch, defaultTableLocation } from '@app/catalog';
+import { Warehouse } from '@app/lance';
+import { CatalogWriter } from './catalog-writer';
+import { RequestContext } from './request-context';
+import { VersionService, deletedCount, stagedVersions, versionJsonOf } from './version-service';
+
+export type BatchCommitRequest =
+  | { declare_table: { id: ObjectId; location?: string; properties: Properties } }
+  | { create_table_version: CreateTableVersion }
+  | { delete_table_versions: { id: ObjectId; ranges: VersionRange[] } }
+  | { deregister_table: { id: ObjectId } };
+
+/** BatchCommitTables: mixed operations over several tables, appended as one atomic batch of events. */
+export class BatchCommitService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly versions: VersionService,
+    private readonly warehouse: Warehouse,
+    private readonly managedVersioning: boolean,
+  ) {}
+
+  async batchCommitTables(ctx: RequestContext, requests: BatchCommitRequest[]) {
+    const operations: BatchOperation[] = [];
+    for (const r of requests) {
+      if ('declare_table' in r) operations.push({ kind: 'declare_table', command: await this.declaration(ctx, r.declare_table) });
+      else if ('create_table_version' in r) operations.push({ kind: 'create_table_version', command: r.create_table_version });
+      else if ('delete_table_versions' in r) operations.push({ kind: 'delete_table_versions', ...r.delete_table_versions });
+      else operations.push({ kind: 'deregister_table', id: r.deregister_table.id });
+    }
+    return this.writer.execute(ctx, 'BatchCommitTables', (view, metadata) => {
+      const decision = decideBatch(view, operations, metadata);
+      return {
+        events: decision.events,
+        prepare: () => this.versions.finalise(stagedVersions(operations, decision.perOperation)),
+        result: (transactionId) => ({
+          results: operations.map((op, i) => resultOf(op, decision.perOperation[i], transactionId)),
+          transaction_id: transactionId,
+        }),
+      };
+    });
+  }
+
+  private async declaration(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties }): Promise<DeclareTable> {
+    const tableUuid = randomUUID();
+    const location = req.location
+      ? await this.warehouse.resolveClientLocation(req.location)
+      : defaultTableLocation(this.warehouse.databaseRoot(ctx.database), req.id, tableUuid);
+    return { id: req.id, tableUuid, location, properties: req.properties, managedVersioning: this.managedVersioning };
+  }
+}
+
+function resultOf(op: BatchOperation, events: CatalogEvent[], transactionId: string | undefined) {
+  switch (op.kind) {
+    case 'declare_table':
+      return {
+        declare_table: {
+          location: op.command.location,
+          storage_options: {},
+          managed_versioning: op.command.managedVersioning,
+          properties: op.command.properties,
+          transaction_id: transactionId,
+        },
+      };
+    case 'create_table_version':
+      return {
+        create_table_version: {
+          version: versionJsonOf(events[0] as Extract<CatalogEvent, { type: 'TableVersionCreated' }>),
+          transaction_id: transactionId,
+        },
+      };
+    case 'delete_table_versions':
+      return { delete_table_versions: { deleted_count: deletedCount(events), transaction_id: transactionId } };
+    case 'deregister_table': {
+      const e = events[0] as Extract<CatalogEvent, { type: 'TableDeregistered' }>;
+      return { deregister_table: { id: e.data.table, location: e.data.location, transaction_id: transactionId } };
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { CatalogError, ErrorCode, EventMetadata, ObjectId, displayId, invalidInput, sameId } from '@app/catalog';
+import { EventStore, RecordedEvent } from '@app/event-store';
+import { catalogStreamOf } from '@app/projections';
+import { unavailableAs503 } from './catalog-writer';
+import { RequestContext } from './request-context';
+
+const PAGE = 4096;
+
+type Filter = (event: RecordedEvent) => boolean;
+
+interface HistoryPage {
+  pageToken?: string;
+  limit?: number;
+}
+
+/**
+ * The audit history of one object, read back from the log itself (not from a projection), so it
+ * shows what happened in the order it was appended, with who and when.
+ */
+export class HistoryService {
+  constructor(private readonly store: EventStore) {}
+
+  /** Every event of every table that has ever carried this id, across renames, drops and re-creations. */
+  async tableHistory(ctx: RequestContext, id: ObjectId, page: HistoryPage) {
+    const uuids = new Set<string>();
+    await this.scan(ctx, (e) => {
+      const data = e.data as { table?: ObjectId; newTable?: ObjectId; tableUuid?: string };
+      if (data.tableUuid && ((data.table && sameId(data.table, id)) || (data.newTable && sameId(data.newTable, id)))) {
+        uuids.add(data.tableUuid);
+      }
+      return false;
+    });
+    if (uuids.size === 0) throw new CatalogError(ErrorCode.TableNotFound, `no table '${displayId(id, ctx.delimiter)}' was ever recorded`);
+    return this.page(ctx, page, (e) => uuids.has((e.data as { tableUuid?: string }).tableUuid ?? ''));
+  }
+
+  /** The namespace's own events and the lifecycle of the tables directly inside it. */
+  async namespaceHistory(ctx: RequestContext, id: ObjectId, page: HistoryPage) {
+    const inside = (t?: ObjectId) => !!t && t.length === id.length + 1 && sameId(t.slice(0, -1), id);
+    const answer = await this.page(ctx, page, (e) => {
+      const data = e.data as { namespace?: ObjectId; table?: ObjectId; newTable?: ObjectId };
+      if (data.namespace) return sameId(data.namespace, id);
+      return e.type !== 'TableVersionCreated' && e.type !== 'TableVersionsDeleted' && (inside(data.table) || inside(data.newTable));
+    });
+    if (answer.events.length === 0 && !page.pageToken && id.length > 0) {
+      throw new CatalogError(ErrorCode.NamespaceNotFound, `no namespace '${displayId(id, ctx.delimiter)}' was ever recorded`);
+    }
+    return answer;
+  }
+
+  /** The events a transaction produced, and every later change to the transaction itself. */
+  async transactionHistory(ctx: RequestContext, transactionId: string, page: HistoryPage) {
+    const answer = await this.page(
+      ctx,
+      page,
+      (e) =>
+        (e.metadata as EventMetadata).transactionId === transactionId ||
+        (e.type === 'TransactionAltered' && (e.data as { transactionId: string }).transactionId === transactionId),
+    );
+    if (answer.events.length === 0 && !page.pageToken) {
+      throw new CatalogError(ErrorCode.TransactionNotFound, `transaction '${transactionId}' does not exist`);
+    }
+    return answer;
+  }
+
+  private async page(ctx: RequestContext, page: HistoryPage, keep: Filter) {
+    let from = 0;
+    if (page.pageToken !== undefined) {
+      if (!/^\d+$/.test(page.pageToken)) throw invalidInput(`page_token '${page.pageToken}' is not a revision from an earlier page`);
+      from = Number(page.pageToken) + 1;
+    }
+    const events: ReturnType<typeof historyEntry>[] = [];
+    let more = false;
+    await this.scan(
+      ctx,
+      (e) => {
+        if (!keep(e)) return false;
+        if (page.limit !== undefined && events.length === page.limit) {
+          more = true;
+          return true;
+        }
+        events.push(historyEntry(e));
+        return false;
+      },
+      from,
+    );
+    return { events, page_token: more ? String(events[events.length - 1].revision) : null };
+  }
+
+  /** Reads the database's stream in pages; `visit` returning true stops the scan. */
+  private async scan(ctx: RequestContext, visit: (e: RecordedEvent) => boolean, from = 0): Promise<void> {
+    const stream = catalogStreamOf(ctx.database);
+    for (;;) {
+      const batch = await unavailableAs503(() => this.store.readStream(stream, { fromRevision: from, maxCount: PAGE }));
+      for (const e of batch) if (visit(e)) return;
+      if (batch.length < PAGE) return;
+      from = batch[batch.length - 1].revision + 1;
+    }
+  }
+}
+
+function historyEntry(e: RecordedEvent) {
+  const m = e.metadata as EventMetadata;
+  return {
+    revision: e.revision,
+    type: e.type,
+    timestamp: m.occurredAt ?? e.created.toISOString(),
+    transaction_id: m.transactionId,
+    operation: m.operation,
+    context: m.context ?? {},
+    ...(m.principal ? { principal: m.principal } : {}),
+    data: e.data,
+  };
+}

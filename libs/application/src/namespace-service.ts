@@ -1,0 +1,63 @@
+import {
+  CreateNamespaceMode,
+  DropNamespaceBehavior,
+  DropNamespaceMode,
+  ObjectId,
+  PageRequest,
+  Properties,
+  decideCreateNamespace,
+  decideDropNamespace,
+  listNamespaces,
+  requireNamespace,
+} from '@app/catalog';
+import { ProjectionRegistry } from '@app/projections';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { RequestContext } from './request-context';
+
+export class NamespaceService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+  ) {}
+
+  private view(ctx: RequestContext) {
+    return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
+  }
+
+  createNamespace(ctx: RequestContext, req: { id: ObjectId; mode: CreateNamespaceMode; properties: Properties }) {
+    return this.writer.execute(ctx, 'CreateNamespace', (view) => ({
+      events: decideCreateNamespace(view, req),
+      result: (transactionId) => ({
+        properties: transactionId ? req.properties : (view.namespace(req.id)?.properties ?? {}),
+        ...(transactionId ? { transaction_id: transactionId } : {}),
+      }),
+    }));
+  }
+
+  async listNamespaces(ctx: RequestContext, id: ObjectId, page: PageRequest) {
+    const result = listNamespaces(await this.view(ctx), id, page);
+    return { namespaces: result.items, page_token: result.pageToken };
+  }
+
+  async describeNamespace(ctx: RequestContext, id: ObjectId) {
+    return { properties: requireNamespace(await this.view(ctx), id).properties };
+  }
+
+  async namespaceExists(ctx: RequestContext, id: ObjectId) {
+    requireNamespace(await this.view(ctx), id);
+    return {};
+  }
+
+  dropNamespace(ctx: RequestContext, req: { id: ObjectId; mode: DropNamespaceMode; behavior: DropNamespaceBehavior }) {
+    return this.writer.execute(ctx, 'DropNamespace', (view) => {
+      const properties = view.namespace(req.id)?.properties;
+      return {
+        events: decideDropNamespace(view, req),
+        result: (transactionId) => ({
+          ...(properties ? { properties } : {}),
+          ...(transactionId ? { transaction_id: [transactionId] } : {}),
+        }),
+      };
+    });
+  }
+}

@@ -1,0 +1,10 @@
+import { Properties } from '@app/catalog';
+
+/** What every operation knows about the request that asked for it, whatever the transport. */
+export interface RequestContext {
+  database: string;
+  /** Caller context (`x-lance-ctx-*` headers merged with the body's `context`); recorded with events. */
+  context: Properties;
+  delimiter: string;
+  principal?: string;
+}

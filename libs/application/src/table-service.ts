@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CatalogError,
+  ErrorCode,
+  ObjectId,
+  PageRequest,
+  Properties,
+  RegisterTableMode,
+  TableState,
+  decideDeclareTable,
+  decideDeregisterTable,
+  decideDropTable,
+  decideRecordTableRestored,
+  decideRegisterTable,
+  decideRenameTable,
+  defaultTableLocation,
+  isOnlyDeclared,
+  listAllTables,
+  listTables,
+  nameOf,
+  parentOf,
+  requireTable,
+  requireVersion,
+} from '@app/catalog';
+import { LanceTables, Warehouse, listManifestsOnDisk } from '@app/lance';
+import { ProjectionRegistry } from '@app/projections';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { RequestContext } from './request-context';
+
+export interface TableServiceOptions {
+  managedVersioning: boolean;
+}
+
+export interface DescribeTableRequest {
+  id: ObjectId;
+  version?: number;
+  withTableUri: boolean;
+  loadDetailedMetadata: boolean;
+  checkDeclared: boolean;
+}
+
+export class TableService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly warehouse: Warehouse,
+    private readonly lance: LanceTables,
+    private readonly options: TableServiceOptions,
+  ) {}
+
+  private view(ctx: RequestContext) {
+    return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
+  }
+
+  async declareTable(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties }) {
+    const tableUuid = randomUUID();
+    const location = req.location
+      ? await this.warehouse.resolveClientLocation(req.location)
+      : defaultTableLocation(this.warehouse.databaseRoot(ctx.database), req.id, tableUuid);
+    const managedVersioning = this.options.managedVersioning;
+    return this.writer.execute(ctx, 'DeclareTable', (view) => ({
+      events: decideDeclareTable(view, { id: req.id, tableUuid, location, properties: req.properties, managedVersioning }),
+      result: (transactionId) => ({
+        location,
+        storage_options: {},
+        managed_versioning: managedVersioning,
+        properties: req.properties,
+        transaction_id: transactionId,
+      }),
+    }));
+  }
+
+  async registerTable(
+    ctx: RequestContext,
+    req: { id: ObjectId; location: string; mode: RegisterTableMode; properties: Properties },
+  ) {
+    const location = await this.warehouse.resolveClientLocation(req.location);
+    const versions = await listManifestsOnDisk(location);
+    const tableUuid = randomUUID();
+    const managedVersioning = this.options.managedVersioning;
+    return this.writer.execute(ctx, 'RegisterTable', (view) => ({
+      events: decideRegisterTable(view, { ...req, location, tableUuid, managedVersioning, versions }),
+      result: (transactionId) => ({ location, properties: req.properties, transaction_id: transactionId }),
+    }));
+  }
+
+  async describeTable(ctx: RequestContext, req: DescribeTableRequest) {
+    const table = requireTable(await this.view(ctx), req.id);
+    if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
+    const answer: Record<string, unknown> = {
+      location: table.location,
+      storage_options: {},
+      properties: table.properties,
+      managed_versioning: table.managedVersioning,
+    };
+    if (req.withTableUri) answer.table_uri = `file://${table.location}`;
+    const onlyDeclared = await this.onlyDeclared(table);
+    if (req.checkDeclared || req.loadDetailedMetadata) answer.is_only_declared = onlyDeclared;
+    if (table.managedVersioning && table.latestVersion !== undefined) answer.version = req.version ?? table.latestVersion;
+    if (req.loadDetailedMetadata && !onlyDeclared) {
+      const dataset = table.managedVersioning
+        ? await this.lance.open(ctx.database, [...table.id], { version: req.version })
+        : await this.lance.openAtLocation(table.location, req.version);
+      try {
+        const details = await this.lance.describeDetails(dataset);
+        Object.assign(answer, {
+          table: nameOf(table.id),
+          namespace: parentOf(table.id),
+          version: details.version,
+          schema: details.schema,
+          stats: details.stats,
+          metadata: details.metadata,
+        });
+      } finally {
+        dataset.close();
+      }
+    }
+    return answer;
+  }
+
+  async tableExists(ctx: RequestContext, req: { id: ObjectId; version?: number }) {
+    const table = requireTable(await this.view(ctx), req.id);
+    if (req.version !== undefined) {
+      if (table.managedVersioning) requireVersion(table, req.version);
+      else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === req.version)) {
+        throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
+      }
+    }
+    return {};
+  }
+
+  async listTables(ctx: RequestContext, id: ObjectId, page: PageRequest, includeDeclared: boolean) {
+    const result = listTables(await this.view(ctx), id, page, includeDeclared);
+    return { tables: result.items, page_token: result.pageToken };
+  }
+
+  async listAllTables(ctx: RequestContext, page: PageRequest, includeDeclared: boolean) {
+    const result = listAllTables(await this.view(ctx), page, includeDeclared, ctx.delimiter);
+    return { tables: result.items, page_token: result.pageToken };
+  }
+
+  dropTable(ctx: RequestContext, id: ObjectId) {
+    return this.writer.execute(ctx, 'DropTable', (view) => {
+      const events = decideDropTable(view, id);
+      const table = view.table(id)!;
+      return { events, result: (transactionId) => removedTableAnswer(table, transactionId) };
+    });
+  }
+
+  deregisterTable(ctx: RequestContext, id: ObjectId) {
+    return this.writer.execute(ctx, 'DeregisterTable', (view) => {
+      const events = decideDeregisterTable(view, id);
+      const table = view.table(id)!;
+      return { events, result: (transactionId) => removedTableAnswer(table, transactionId) };
+    });
+  }
+
+  renameTable(ctx: RequestContext, req: { id: ObjectId; newTableName: string; newNamespace?: ObjectId }) {
+    return this.writer.execute(ctx, 'RenameTable', (view) => ({
+      events: decideRenameTable(view, req),
+      result: (transactionId) => ({ transaction_id: transactionId }),
+    }));
+  }
+
+  /**
+   * Restoring writes a new manifest, so it goes through Lance; on a managed table Lance commits
+   * through this catalog (a TableVersionCreated of its own), and the restore itself is recorded too.
+   */
+  async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number }) {
+    const table = requireTable(await this.view(ctx), req.id);
+    if (table.managedVersioning) requireVersion(table, req.version);
+    else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === req.version)) {
+      throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
+    }
+    const dataset = table.managedVersioning
+      ? await this.lance.open(ctx.database, [...table.id])
+      : await this.lance.openAtLocation(table.location);
+    let newVersion: number;
+    try {
+      newVersion = await this.lance.restore(dataset, req.version);
+    } finally {
+      dataset.close();
+    }
+    return this.writer.execute(ctx, 'RestoreTable', (view) => ({
+      events: decideRecordTableRestored(view, { id: req.id, fromVersion: req.version, version: newVersion }),
+      result: (transactionId) => ({ transaction_id: transactionId, version: newVersion }),
+    }));
+  }
+
+  private async onlyDeclared(table: TableState): Promise<boolean> {
+    if (table.managedVersioning) return isOnlyDeclared(table);
+    return (await listManifestsOnDisk(table.location)).length === 0;
+  }
+}
+
+function removedTableAnswer(table: TableState, transactionId: string | undefined) {
+  return { id: table.id, location: table.location, properties: table.properties, transaction_id: transactionId };
+}

@@ -1,0 +1,151 @@
+import {
+  BatchOperation,
+  CatalogError,
+  CatalogEvent,
+  CreateTableVersion,
+  ErrorCode,
+  ObjectId,
+  PageRequest,
+  TableState,
+  VersionRange,
+  VersionRecord,
+  decideBatch,
+  decideCreateTableVersion,
+  decideDeleteTableVersions,
+  displayId,
+  listTableVersions,
+  requireTable,
+  requireVersion,
+  takePage,
+} from '@app/catalog';
+import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
+import { ProjectionRegistry } from '@app/projections';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { RequestContext } from './request-context';
+import { tableVersionJson } from './version-json';
+
+type VersionCreated = Extract<CatalogEvent, { type: 'TableVersionCreated' }>;
+
+export class VersionService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly finaliser: ManifestFinaliser,
+  ) {}
+
+  private view(ctx: RequestContext) {
+    return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
+  }
+
+  async listTableVersions(ctx: RequestContext, id: ObjectId, page: PageRequest, descending: boolean) {
+    const view = await this.view(ctx);
+    const table = requireTable(view, id);
+    if (table.managedVersioning) {
+      const result = listTableVersions(view, id, page, descending);
+      return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
+    }
+    const onDisk = await listManifestsOnDisk(table.location);
+    const after = page.pageToken === undefined ? undefined : Number(page.pageToken);
+    const ordered = (descending ? onDisk.reverse() : onDisk).filter(
+      (v) => after === undefined || (descending ? v.version < after : v.version > after),
+    );
+    const result = takePage(ordered, page.limit, (v) => String(v.version));
+    return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
+  }
+
+  async describeTableVersion(ctx: RequestContext, id: ObjectId, version: number | undefined) {
+    const table = requireTable(await this.view(ctx), id);
+    const record = table.managedVersioning
+      ? requireVersion(table, version ?? latestOf(table))
+      : await this.versionOnDisk(table, version);
+    return { version: tableVersionJson(record) };
+  }
+
+  createTableVersion(ctx: RequestContext, cmd: CreateTableVersion) {
+    return this.writer.execute(ctx, 'CreateTableVersion', (view) => {
+      const events = decideCreateTableVersion(view, cmd);
+      return {
+        events,
+        prepare: () => this.finalise([[cmd.stagingManifestPath, events[0] as VersionCreated]]),
+        result: (transactionId) => ({ version: versionJsonOf(events[0] as VersionCreated), transaction_id: transactionId }),
+      };
+    });
+  }
+
+  batchDeleteTableVersions(ctx: RequestContext, id: ObjectId, ranges: VersionRange[]) {
+    return this.writer.execute(ctx, 'BatchDeleteTableVersions', (view) => {
+      const events = decideDeleteTableVersions(view, id, ranges);
+      return { events, result: (transactionId) => ({ deleted_count: deletedCount(events), transaction_id: transactionId }) };
+    });
+  }
+
+  batchCreateTableVersions(ctx: RequestContext, entries: CreateTableVersion[]) {
+    const operations: BatchOperation[] = entries.map((command) => ({ kind: 'create_table_version', command }));
+    return this.writer.execute(ctx, 'BatchCreateTableVersions', (view, metadata) => {
+      const decision = decideBatch(view, operations, metadata);
+      return {
+        events: decision.events,
+        prepare: () => this.finalise(stagedVersions(operations, decision.perOperation)),
+        result: (transactionId) => ({
+          versions: decision.events.map((e) => versionJsonOf(e as VersionCreated)),
+          transaction_id: transactionId,
+        }),
+      };
+    });
+  }
+
+  /** Copies every staging manifest to its final name; on failure, removes the ones already copied. */
+  async finalise(staged: Array<[string, VersionCreated]>): Promise<() => Promise<void>> {
+    const created: string[] = [];
+    const undo = async () => {
+      for (const path of created.reverse()) await this.finaliser.discard(path);
+    };
+    try {
+      for (const [staging, event] of staged) {
+        const { manifestSize, created: isNew } = await this.finaliser.finalise(staging, event.data.manifestPath);
+        if (isNew) created.push(event.data.manifestPath);
+        event.data.manifestSize ??= manifestSize;
+      }
+    } catch (e) {
+      await undo();
+      throw e;
+    }
+    return undo;
+  }
+
+  private async versionOnDisk(table: TableState, version: number | undefined): Promise<VersionRecord> {
+    const onDisk = await listManifestsOnDisk(table.location);
+    const record = version === undefined ? onDisk[onDisk.length - 1] : onDisk.find((v) => v.version === version);
+    if (!record) {
+      throw new CatalogError(
+        ErrorCode.TableVersionNotFound,
+        `version ${version ?? 'latest'} of table '${displayId(table.id)}' does not exist`,
+      );
+    }
+    return record;
+  }
+}
+
+function latestOf(table: TableState): number {
+  if (table.latestVersion === undefined) {
+    throw new CatalogError(ErrorCode.TableVersionNotFound, `table '${displayId(table.id)}' has no version yet`);
+  }
+  return table.latestVersion;
+}
+
+export function versionJsonOf(event: VersionCreated) {
+  const { table: _t, tableUuid: _u, ...record } = event.data;
+  return tableVersionJson(record);
+}
+
+export function deletedCount(events: CatalogEvent[]): number {
+  return events.reduce((n, e) => n + (e.type === 'TableVersionsDeleted' ? e.data.versions.length : 0), 0);
+}
+
+export function stagedVersions(operations: BatchOperation[], perOperation: CatalogEvent[][]): Array<[string, VersionCreated]> {
+  const staged: Array<[string, VersionCreated]> = [];
+  operations.forEach((op, i) => {
+    if (op.kind === 'create_table_version') staged.push([op.command.stagingManifestPath, perOperation[i][0] as VersionCreated]);
+  });
+  return staged;
+}

@@ -1,0 +1,89 @@
+import { ObjectId } from './ids';
+
+export type Properties = Record<string, string>;
+
+export type ManifestNamingScheme = 'V1' | 'V2';
+
+/** One committed manifest of a table, as the catalog records it. */
+export interface VersionRecord {
+  version: number;
+  /** The final manifest path, in the object-store form the client uses (no scheme, no leading slash). */
+  manifestPath: string;
+  manifestSize?: number;
+  eTag?: string;
+  namingScheme: ManifestNamingScheme;
+  timestampMillis: number;
+  metadata?: Properties;
+}
+
+export type TransactionStatus = 'Queued' | 'Running' | 'Succeeded' | 'Failed' | 'Canceled';
+
+interface TableRef {
+  table: ObjectId;
+  tableUuid: string;
+}
+
+/** Every catalog fact, in the protocol's own words. Data fields are plain JSON. */
+export type CatalogEvent =
+  | { type: 'NamespaceCreated'; data: { namespace: ObjectId; properties: Properties } }
+  | { type: 'NamespaceDropped'; data: { namespace: ObjectId } }
+  | {
+      type: 'TableDeclared';
+      data: TableRef & { location: string; properties: Properties; managedVersioning: boolean };
+    }
+  | {
+      type: 'TableRegistered';
+      data: TableRef & {
+        location: string;
+        properties: Properties;
+        managedVersioning: boolean;
+        versions: VersionRecord[];
+      };
+    }
+  | { type: 'TableDropped'; data: TableRef & { location: string } }
+  | { type: 'TableDeregistered'; data: TableRef & { location: string } }
+  | { type: 'TableRenamed'; data: TableRef & { newTable: ObjectId } }
+  | { type: 'TableVersionCreated'; data: TableRef & VersionRecord }
+  | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[] } }
+  | { type: 'TableRestored'; data: TableRef & { fromVersion: number; version?: number } }
+  | {
+      type: 'TransactionAltered';
+      data: {
+        transactionId: string;
+        status?: TransactionStatus;
+        setProperties: Properties;
+        unsetProperties: string[];
+      };
+    };
+
+export type CatalogEventType = CatalogEvent['type'];
+
+/** What the application adds around an event when it appends it. */
+export interface EventMetadata {
+  transactionId: string;
+  operation: string;
+  occurredAt: string;
+  context?: Properties;
+  principal?: string;
+}
+
+export interface CatalogEnvelope {
+  event: CatalogEvent;
+  metadata: EventMetadata;
+  /** Revision of the event in its database stream. */
+  revision: number;
+}
+
+export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
+  'NamespaceCreated',
+  'NamespaceDropped',
+  'TableDeclared',
+  'TableRegistered',
+  'TableDropped',
+  'TableDeregistered',
+  'TableRenamed',
+  'TableVersionCreated',
+  'TableVersionsDeleted',
+  'TableRestored',
+  'TransactionAltered',
+];

@@ -1,0 +1,100 @@
+import { CatalogEnvelope, VersionRecord } from './events';
+import { CatalogStore, TableState } from './state';
+
+/** Folds one event into the state. Events are facts: evolve never refuses one. */
+export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
+  const { event, metadata } = envelope;
+  if (event.type !== 'TransactionAltered' && !store.transaction(metadata.transactionId)) {
+    store.putTransaction({
+      id: metadata.transactionId,
+      status: 'Succeeded',
+      operation: metadata.operation,
+      properties: { operation: metadata.operation, started_at: metadata.occurredAt },
+    });
+  }
+  switch (event.type) {
+    case 'NamespaceCreated':
+      store.putNamespace({ id: event.data.namespace, properties: event.data.properties });
+      return;
+    case 'NamespaceDropped':
+      store.removeNamespace(event.data.namespace);
+      return;
+    case 'TableDeclared':
+      store.putTable({
+        id: event.data.table,
+        uuid: event.data.tableUuid,
+        location: event.data.location,
+        properties: event.data.properties,
+        managedVersioning: event.data.managedVersioning,
+        origin: 'declared',
+        versions: new Map(),
+      });
+      return;
+    case 'TableRegistered': {
+      const table: TableState = {
+        id: event.data.table,
+        uuid: event.data.tableUuid,
+        location: event.data.location,
+        properties: event.data.properties,
+        managedVersioning: event.data.managedVersioning,
+        origin: 'registered',
+        versions: new Map(),
+      };
+      for (const v of event.data.versions) addVersion(table, v);
+      store.putTable(table);
+      return;
+    }
+    case 'TableDropped':
+    case 'TableDeregistered':
+      store.removeTable(event.data.table);
+      return;
+    case 'TableRenamed': {
+      const table = store.table(event.data.table);
+      if (!table) return;
+      store.removeTable(event.data.table);
+      store.putTable({ ...table, id: event.data.newTable });
+      return;
+    }
+    case 'TableVersionCreated': {
+      const table = store.tableForUpdate(event.data.table);
+      if (!table) return;
+      const { table: _id, tableUuid: _uuid, ...record } = event.data;
+      addVersion(table, record);
+      return;
+    }
+    case 'TableVersionsDeleted': {
+      const table = store.tableForUpdate(event.data.table);
+      if (!table) return;
+      for (const v of event.data.versions) table.versions.delete(v);
+      if (table.latestVersion !== undefined && !table.versions.has(table.latestVersion)) {
+        table.latestVersion = maxKey(table.versions);
+      }
+      return;
+    }
+    case 'TableRestored':
+      // The restored content arrives as its own TableVersionCreated; this event is the audit record.
+      return;
+    case 'TransactionAltered': {
+      const tx = store.transactionForUpdate(event.data.transactionId);
+      if (!tx) return;
+      if (event.data.status) tx.status = event.data.status;
+      for (const key of event.data.unsetProperties) delete tx.properties[key];
+      Object.assign(tx.properties, event.data.setProperties);
+      return;
+    }
+  }
+}
+
+function addVersion(table: TableState, record: VersionRecord): void {
+  table.versions.set(record.version, record);
+  table.namingScheme = record.namingScheme;
+  if (table.latestVersion === undefined || record.version > table.latestVersion) {
+    table.latestVersion = record.version;
+  }
+}
+
+function maxKey(map: Map<number, unknown>): number | undefined {
+  let max: number | undefined;
+  for (const k of map.keys()) if (max === undefined || k > max) max = k;
+  return max;
+}

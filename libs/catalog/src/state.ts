@@ -1,0 +1,228 @@
+import { ManifestNamingScheme, Properties, TransactionStatus, VersionRecord } from './events';
+import { ObjectId, keyOf, nameOf, parentOf } from './ids';
+import { SortedNames } from './sorted-names';
+
+export interface NamespaceState {
+  id: ObjectId;
+  properties: Properties;
+}
+
+export interface TableState {
+  id: ObjectId;
+  uuid: string;
+  location: string;
+  properties: Properties;
+  managedVersioning: boolean;
+  /** Registered tables were written elsewhere first; declared ones were born here. */
+  origin: 'declared' | 'registered';
+  versions: Map<number, VersionRecord>;
+  latestVersion?: number;
+  namingScheme?: ManifestNamingScheme;
+}
+
+export interface TransactionState {
+  id: string;
+  status: TransactionStatus;
+  operation: string;
+  properties: Properties;
+}
+
+/** Read access to catalog state: what every decide function sees. */
+export interface CatalogView {
+  readonly revision: number;
+  namespace(id: ObjectId): NamespaceState | undefined;
+  table(id: ObjectId): TableState | undefined;
+  transaction(id: string): TransactionState | undefined;
+  tableAtLocation(location: string): TableState | undefined;
+  childNamespaces(id: ObjectId): SortedNames;
+  childTables(id: ObjectId): SortedNames;
+}
+
+/** What `evolve` needs to write. `tableForUpdate` lets a draft copy a table before it changes. */
+export interface CatalogStore extends CatalogView {
+  putNamespace(ns: NamespaceState): void;
+  removeNamespace(id: ObjectId): void;
+  putTable(table: TableState): void;
+  removeTable(id: ObjectId): void;
+  tableForUpdate(id: ObjectId): TableState | undefined;
+  putTransaction(tx: TransactionState): void;
+  transactionForUpdate(id: string): TransactionState | undefined;
+}
+
+const EMPTY = new SortedNames();
+
+/** The folded state of one database's catalog, indexed for the queries the protocol asks. */
+export class CatalogState implements CatalogStore {
+  revision = -1;
+  private readonly namespaces = new Map<string, NamespaceState>();
+  private readonly tables = new Map<string, TableState>();
+  private readonly transactions = new Map<string, TransactionState>();
+  private readonly locations = new Map<string, TableState>();
+  private readonly nsChildren = new Map<string, SortedNames>();
+  private readonly tableChildren = new Map<string, SortedNames>();
+
+  constructor() {
+    this.namespaces.set(keyOf([]), { id: [], properties: {} });
+  }
+
+  namespace(id: ObjectId) {
+    return this.namespaces.get(keyOf(id));
+  }
+  table(id: ObjectId) {
+    return this.tables.get(keyOf(id));
+  }
+  transaction(id: string) {
+    return this.transactions.get(id);
+  }
+  tableAtLocation(location: string) {
+    return this.locations.get(location);
+  }
+  childNamespaces(id: ObjectId) {
+    return this.nsChildren.get(keyOf(id)) ?? EMPTY;
+  }
+  childTables(id: ObjectId) {
+    return this.tableChildren.get(keyOf(id)) ?? EMPTY;
+  }
+  get namespaceCount() {
+    return this.namespaces.size;
+  }
+  get tableCount() {
+    return this.tables.size;
+  }
+  allTables(): IterableIterator<TableState> {
+    return this.tables.values();
+  }
+  allNamespaces(): IterableIterator<NamespaceState> {
+    return this.namespaces.values();
+  }
+  allTransactions(): IterableIterator<TransactionState> {
+    return this.transactions.values();
+  }
+
+  putNamespace(ns: NamespaceState) {
+    this.namespaces.set(keyOf(ns.id), ns);
+    if (ns.id.length > 0) childSet(this.nsChildren, parentOf(ns.id)).add(nameOf(ns.id));
+  }
+  removeNamespace(id: ObjectId) {
+    this.namespaces.delete(keyOf(id));
+    this.nsChildren.get(keyOf(parentOf(id)))?.delete(nameOf(id));
+  }
+  putTable(table: TableState) {
+    const previous = this.tables.get(keyOf(table.id));
+    if (previous) this.locations.delete(previous.location);
+    this.tables.set(keyOf(table.id), table);
+    this.locations.set(table.location, table);
+    childSet(this.tableChildren, parentOf(table.id)).add(nameOf(table.id));
+  }
+  removeTable(id: ObjectId) {
+    const previous = this.tables.get(keyOf(id));
+    if (!previous) return;
+    this.tables.delete(keyOf(id));
+    this.locations.delete(previous.location);
+    this.tableChildren.get(keyOf(parentOf(id)))?.delete(nameOf(id));
+  }
+  tableForUpdate(id: ObjectId) {
+    return this.table(id);
+  }
+  putTransaction(tx: TransactionState) {
+    this.transactions.set(tx.id, tx);
+  }
+  transactionForUpdate(id: string) {
+    return this.transactions.get(id);
+  }
+}
+
+function childSet(index: Map<string, SortedNames>, parent: ObjectId): SortedNames {
+  const key = keyOf(parent);
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new SortedNames()));
+  return set;
+}
+
+/**
+ * Pending changes layered over a state without touching it: lets a batch decide each operation
+ * against the effects of the ones before it, and throw everything away if one fails.
+ */
+export class DraftCatalog implements CatalogStore {
+  private readonly namespaces = new Map<string, NamespaceState | null>();
+  private readonly tables = new Map<string, TableState | null>();
+  private readonly transactions = new Map<string, TransactionState>();
+
+  constructor(private readonly base: CatalogView) {}
+
+  get revision() {
+    return this.base.revision;
+  }
+  namespace(id: ObjectId) {
+    const k = keyOf(id);
+    return this.namespaces.has(k) ? (this.namespaces.get(k) ?? undefined) : this.base.namespace(id);
+  }
+  table(id: ObjectId) {
+    const k = keyOf(id);
+    return this.tables.has(k) ? (this.tables.get(k) ?? undefined) : this.base.table(id);
+  }
+  transaction(id: string) {
+    return this.transactions.get(id) ?? this.base.transaction(id);
+  }
+  tableAtLocation(location: string) {
+    for (const t of this.tables.values()) if (t && t.location === location) return t;
+    const t = this.base.tableAtLocation(location);
+    return t && this.table(t.id) === t ? t : undefined;
+  }
+  childNamespaces(id: ObjectId) {
+    return withOverlay(this.base.childNamespaces(id), id, this.namespaces);
+  }
+  childTables(id: ObjectId) {
+    return withOverlay(this.base.childTables(id), id, this.tables);
+  }
+  putNamespace(ns: NamespaceState) {
+    this.namespaces.set(keyOf(ns.id), ns);
+  }
+  removeNamespace(id: ObjectId) {
+    this.namespaces.set(keyOf(id), null);
+  }
+  putTable(table: TableState) {
+    this.tables.set(keyOf(table.id), table);
+  }
+  removeTable(id: ObjectId) {
+    this.tables.set(keyOf(id), null);
+  }
+  tableForUpdate(id: ObjectId) {
+    const k = keyOf(id);
+    if (this.tables.has(k)) return this.tables.get(k) ?? undefined;
+    const original = this.base.table(id);
+    if (!original) return undefined;
+    const copy: TableState = { ...original, versions: new Map(original.versions) };
+    this.tables.set(k, copy);
+    return copy;
+  }
+  putTransaction(tx: TransactionState) {
+    this.transactions.set(tx.id, tx);
+  }
+  transactionForUpdate(id: string) {
+    const own = this.transactions.get(id);
+    if (own) return own;
+    const original = this.base.transaction(id);
+    if (!original) return undefined;
+    const copy = { ...original, properties: { ...original.properties } };
+    this.transactions.set(id, copy);
+    return copy;
+  }
+}
+
+function withOverlay<T extends { id: ObjectId }>(
+  base: SortedNames,
+  parent: ObjectId,
+  overlay: Map<string, T | null>,
+): SortedNames {
+  if (overlay.size === 0) return base;
+  const merged = new SortedNames();
+  for (const name of base.toArray()) merged.add(name);
+  for (const [key, value] of overlay) {
+    const id = key.split('\u0000');
+    if (id.length !== parent.length + 1 || !parent.every((p, i) => id[i] === p)) continue;
+    if (value) merged.add(id[id.length - 1]);
+    else merged.delete(id[id.length - 1]);
+  }
+  return merged;
+}

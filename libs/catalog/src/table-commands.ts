@@ -1,0 +1,144 @@
+import { CatalogError, ErrorCode, invalidInput } from './errors';
+import { CatalogEvent, Properties, VersionRecord } from './events';
+import { ObjectId, displayId, parentOf, requireTableId, sameId } from './ids';
+import { requireNamespace } from './namespace-commands';
+import { CatalogView, TableState } from './state';
+
+export function requireTable(view: CatalogView, id: ObjectId): TableState {
+  requireTableId(id);
+  const table = view.table(id);
+  if (table) return table;
+  requireNamespace(view, parentOf(id));
+  throw new CatalogError(ErrorCode.TableNotFound, `table '${displayId(id)}' does not exist`);
+}
+
+function refuseExisting(view: CatalogView, id: ObjectId): void {
+  if (view.table(id)) throw new CatalogError(ErrorCode.TableAlreadyExists, `table '${displayId(id)}' already exists`);
+  if (view.namespace(id)) {
+    throw new CatalogError(ErrorCode.TableAlreadyExists, `'${displayId(id)}' already names a namespace`);
+  }
+}
+
+function refuseLocationInUse(view: CatalogView, location: string, except?: ObjectId): void {
+  const holder = view.tableAtLocation(location);
+  if (holder && !(except && sameId(holder.id, except))) {
+    throw invalidInput(`location '${location}' already belongs to table '${displayId(holder.id)}'`);
+  }
+}
+
+export interface DeclareTable {
+  id: ObjectId;
+  tableUuid: string;
+  location: string;
+  properties: Properties;
+  managedVersioning: boolean;
+}
+
+export function decideDeclareTable(view: CatalogView, cmd: DeclareTable): CatalogEvent[] {
+  requireTableId(cmd.id);
+  requireNamespace(view, parentOf(cmd.id));
+  refuseExisting(view, cmd.id);
+  refuseLocationInUse(view, cmd.location);
+  return [
+    {
+      type: 'TableDeclared',
+      data: {
+        table: cmd.id,
+        tableUuid: cmd.tableUuid,
+        location: cmd.location,
+        properties: cmd.properties,
+        managedVersioning: cmd.managedVersioning,
+      },
+    },
+  ];
+}
+
+export type RegisterTableMode = 'Create' | 'Overwrite';
+export const REGISTER_TABLE_MODES: readonly RegisterTableMode[] = ['Create', 'Overwrite'];
+
+export interface RegisterTable {
+  id: ObjectId;
+  tableUuid: string;
+  location: string;
+  mode: RegisterTableMode;
+  properties: Properties;
+  managedVersioning: boolean;
+  /** The manifests found at the location, imported so the catalog knows the table's history. */
+  versions: VersionRecord[];
+}
+
+export function decideRegisterTable(view: CatalogView, cmd: RegisterTable): CatalogEvent[] {
+  requireTableId(cmd.id);
+  requireNamespace(view, parentOf(cmd.id));
+  const events: CatalogEvent[] = [];
+  const existing = view.table(cmd.id);
+  if (existing && cmd.mode === 'Overwrite') {
+    events.push({
+      type: 'TableDeregistered',
+      data: { table: existing.id, tableUuid: existing.uuid, location: existing.location },
+    });
+  } else {
+    refuseExisting(view, cmd.id);
+  }
+  refuseLocationInUse(view, cmd.location, existing ? cmd.id : undefined);
+  events.push({
+    type: 'TableRegistered',
+    data: {
+      table: cmd.id,
+      tableUuid: cmd.tableUuid,
+      location: cmd.location,
+      properties: cmd.properties,
+      managedVersioning: cmd.managedVersioning,
+      versions: cmd.versions,
+    },
+  });
+  return events;
+}
+
+export function decideDropTable(view: CatalogView, id: ObjectId): CatalogEvent[] {
+  const table = requireTable(view, id);
+  return [{ type: 'TableDropped', data: { table: table.id, tableUuid: table.uuid, location: table.location } }];
+}
+
+export function decideDeregisterTable(view: CatalogView, id: ObjectId): CatalogEvent[] {
+  const table = requireTable(view, id);
+  return [
+    { type: 'TableDeregistered', data: { table: table.id, tableUuid: table.uuid, location: table.location } },
+  ];
+}
+
+export interface RenameTable {
+  id: ObjectId;
+  newTableName: string;
+  newNamespace?: ObjectId;
+}
+
+export function decideRenameTable(view: CatalogView, cmd: RenameTable): CatalogEvent[] {
+  const table = requireTable(view, cmd.id);
+  const namespace = cmd.newNamespace ?? parentOf(cmd.id);
+  requireNamespace(view, namespace);
+  const newTable = [...namespace, cmd.newTableName];
+  refuseExisting(view, newTable);
+  return [{ type: 'TableRenamed', data: { table: table.id, tableUuid: table.uuid, newTable } }];
+}
+
+export interface RecordTableRestored {
+  id: ObjectId;
+  fromVersion: number;
+  version?: number;
+}
+
+export function decideRecordTableRestored(view: CatalogView, cmd: RecordTableRestored): CatalogEvent[] {
+  const table = requireTable(view, cmd.id);
+  return [
+    {
+      type: 'TableRestored',
+      data: { table: table.id, tableUuid: table.uuid, fromVersion: cmd.fromVersion, version: cmd.version },
+    },
+  ];
+}
+
+/** Declared-only: the catalog knows the name, but no manifest has been committed yet. */
+export function isOnlyDeclared(table: TableState): boolean {
+  return table.managedVersioning && table.versions.size === 0;
+}

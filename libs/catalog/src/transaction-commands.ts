@@ -1,0 +1,74 @@
+import { CatalogError, ErrorCode, invalidInput } from './errors';
+import { CatalogEvent, Properties, TransactionStatus } from './events';
+import { CatalogView, TransactionState } from './state';
+import { checkTransition } from './transaction-status';
+
+export type SetPropertyMode = 'Overwrite' | 'Fail' | 'Skip';
+export const SET_PROPERTY_MODES: readonly SetPropertyMode[] = ['Overwrite', 'Fail', 'Skip'];
+export type UnsetPropertyMode = 'Skip' | 'Fail';
+export const UNSET_PROPERTY_MODES: readonly UnsetPropertyMode[] = ['Skip', 'Fail'];
+
+export type AlterTransactionAction =
+  | { kind: 'setStatus'; status: TransactionStatus }
+  | { kind: 'setProperty'; key: string; value: string; mode: SetPropertyMode }
+  | { kind: 'unsetProperty'; key: string; mode: UnsetPropertyMode };
+
+export function requireTransaction(view: CatalogView, id: string): TransactionState {
+  const tx = view.transaction(id);
+  if (!tx) throw new CatalogError(ErrorCode.TransactionNotFound, `transaction '${id}' does not exist`);
+  return tx;
+}
+
+/** Applies every action in order to a copy; one failure refuses the whole list. */
+export function decideAlterTransaction(
+  view: CatalogView,
+  id: string,
+  actions: readonly AlterTransactionAction[],
+): CatalogEvent[] {
+  if (actions.length === 0) throw invalidInput('actions must hold at least one action');
+  const tx = requireTransaction(view, id);
+  let status = tx.status;
+  let statusChanged = false;
+  const properties: Properties = { ...tx.properties };
+  const set: Properties = {};
+  const unset = new Set<string>();
+  for (const action of actions) {
+    switch (action.kind) {
+      case 'setStatus':
+        checkTransition(id, status, action.status);
+        statusChanged ||= status !== action.status;
+        status = action.status;
+        break;
+      case 'setProperty':
+        if (action.key in properties) {
+          if (action.mode === 'Fail') throw invalidInput(`transaction property '${action.key}' already exists`);
+          if (action.mode === 'Skip') break;
+        }
+        properties[action.key] = action.value;
+        set[action.key] = action.value;
+        unset.delete(action.key);
+        break;
+      case 'unsetProperty':
+        if (!(action.key in properties)) {
+          if (action.mode === 'Fail') throw invalidInput(`transaction property '${action.key}' does not exist`);
+          break;
+        }
+        delete properties[action.key];
+        delete set[action.key];
+        unset.add(action.key);
+        break;
+    }
+  }
+  if (!statusChanged && Object.keys(set).length === 0 && unset.size === 0) return [];
+  return [
+    {
+      type: 'TransactionAltered',
+      data: {
+        transactionId: id,
+        ...(statusChanged ? { status } : {}),
+        setProperties: set,
+        unsetProperties: [...unset],
+      },
+    },
+  ];
+}

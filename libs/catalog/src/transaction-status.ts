@@ -1,0 +1,33 @@
+import { CatalogError, ErrorCode } from './errors';
+import { TransactionStatus } from './events';
+import { parseMode } from './modes';
+
+export const TRANSACTION_STATUSES: readonly TransactionStatus[] = ['Queued', 'Running', 'Succeeded', 'Failed', 'Canceled'];
+
+export const TERMINAL_STATUSES: ReadonlySet<TransactionStatus> = new Set(['Succeeded', 'Failed', 'Canceled']);
+
+/** The transitions DESIGN.md allows; anything else is refused. */
+const ALLOWED: Record<TransactionStatus, readonly TransactionStatus[]> = {
+  Queued: ['Running', 'Canceled', 'Failed'],
+  Running: ['Succeeded', 'Failed', 'Canceled'],
+  Succeeded: [],
+  Failed: [],
+  Canceled: [],
+};
+
+export function parseTransactionStatus(value: unknown): TransactionStatus {
+  return parseMode(value, TRANSACTION_STATUSES, 'transaction status', undefined as unknown as TransactionStatus);
+}
+
+export function checkTransition(id: string, from: TransactionStatus, to: TransactionStatus): void {
+  if (TERMINAL_STATUSES.has(from)) {
+    throw new CatalogError(
+      ErrorCode.InvalidTableState,
+      `transaction '${id}' is ${from}, a final status; it cannot become ${to}`,
+    );
+  }
+  if (from === to) return;
+  if (!ALLOWED[from].includes(to)) {
+    throw new CatalogError(ErrorCode.InvalidTableState, `transaction '${id}' cannot go from ${from} to ${to}`);
+  }
+}

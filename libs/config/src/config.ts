@@ -1,0 +1,123 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = (name: string, fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const s = v.toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+      if (['0', 'false', 'no', 'off'].includes(s)) return false;
+      ctx.addIssue({ code: 'custom', message: `${name} must be true or false, got '${v}'` });
+      return z.NEVER;
+    });
+
+const int = (name: string, fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}, got '${v}'` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const schema = z.object({
+  PORT: int('PORT', 2333, 0, 65535),
+  HOST: z.string().min(1, 'HOST must not be empty').default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  WAREHOUSE: z.string().min(1).optional(),
+  EVENT_STORE: z
+    .string()
+    .default('embedded')
+    .refine((v) => v === 'embedded' || /^esdb(\+discover)?:\/\/.+/.test(v), {
+      message: "EVENT_STORE must be 'embedded' or an EventStoreDB connection string (esdb://host:2113?tls=false)",
+    }),
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .refine((v) => /^rediss?:\/\/.+/.test(v), { message: 'REDIS_URL must look like redis://host:6379' }),
+  QUEUE_PREFIX: z
+    .string()
+    .default('lance-catalog')
+    .refine((v) => /^[A-Za-z0-9_.-]{1,64}$/.test(v), { message: 'QUEUE_PREFIX must be 1-64 characters of [A-Za-z0-9_.-]' }),
+  MANAGED_VERSIONING: bool('MANAGED_VERSIONING', true),
+  DEFAULT_DATABASE: z
+    .string()
+    .default('default')
+    .refine((v) => /^[A-Za-z0-9_-]{1,64}$/.test(v), { message: 'DEFAULT_DATABASE must be 1-64 characters of [A-Za-z0-9_-]' }),
+  BODY_LIMIT: int('BODY_LIMIT', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SELF_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^https?:\/\/[^/]+$/.test(v), {
+      message: 'SELF_URL must be a base URL without a path, such as http://127.0.0.1:2333',
+    }),
+});
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  warehouse: string;
+  eventStore: string;
+  redisUrl: string;
+  queuePrefix: string;
+  managedVersioning: boolean;
+  defaultDatabase: string;
+  bodyLimit: number;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  /** The address the server's own Lance client uses to reach this catalog; set when bound. */
+  selfUrl?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and checks every setting at start-up, so a bad value stops the process with a clear reason. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => (i.path.length ? `${String(i.path[0])}: ${i.message}` : i.message)));
+  }
+  const c = parsed.data;
+  const dataDir = resolve(c.DATA_DIR);
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    dataDir,
+    warehouse: resolve(c.WAREHOUSE ?? `${dataDir}/warehouse`),
+    eventStore: c.EVENT_STORE,
+    redisUrl: c.REDIS_URL,
+    queuePrefix: c.QUEUE_PREFIX,
+    managedVersioning: c.MANAGED_VERSIONING,
+    defaultDatabase: c.DEFAULT_DATABASE,
+    bodyLimit: c.BODY_LIMIT,
+    logLevel: c.LOG_LEVEL,
+    selfUrl: c.SELF_URL,
+  };
+}
+
+/** For entry points: a bad setting ends the process with its reasons and exit code 2. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,193 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  AppendResult,
+  EventStore,
+  EventStoreUnavailableError,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+  WrongExpectedRevisionError,
+} from '../event-store.port';
+
+interface Row {
+  position: bigint;
+  stream_id: string;
+  revision: bigint;
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  created: bigint;
+}
+
+const POLL_MS = 50;
+const PAGE = 1000;
+
+/**
+ * The embedded default: one SQLite file. WAL with synchronous=FULL makes an acknowledged append
+ * durable across kill -9; the unique (stream, revision) key inside one IMMEDIATE transaction gives
+ * the same optimistic concurrency as EventStoreDB, also between processes sharing the file.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'embedded';
+  private readonly db: Database.Database;
+  private readonly listeners = new Set<() => void>();
+  private readonly stmts;
+  private readonly appendTx;
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file, { timeout: 10_000 });
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        created INTEGER NOT NULL,
+        UNIQUE (stream_id, revision)
+      );
+    `);
+    this.db.defaultSafeIntegers(true);
+    this.stmts = {
+      head: this.db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?'),
+      insert: this.db.prepare(
+        'INSERT INTO events (stream_id, revision, id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?'),
+      readAll: this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      ping: this.db.prepare('SELECT 1'),
+    };
+    this.appendTx = this.db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+      const current = this.headOf(streamId);
+      const ok = expected === 'any' || (expected === 'no_stream' ? current === -1 : current === expected);
+      if (!ok) throw new WrongExpectedRevisionError(streamId, expected, current);
+      const created = BigInt(Date.now());
+      let revision = current;
+      let position = 0n;
+      for (const e of events) {
+        revision++;
+        const info = this.stmts.insert.run(
+          streamId,
+          BigInt(revision),
+          e.id ?? randomUUID(),
+          e.type,
+          JSON.stringify(e.data ?? null),
+          JSON.stringify(e.metadata ?? {}),
+          created,
+        );
+        position = BigInt(info.lastInsertRowid);
+      }
+      return { nextExpectedRevision: revision, position };
+    });
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const result = this.guard(() => this.appendTx.immediate(streamId, events, expected));
+    for (const wake of this.listeners) wake();
+    return result;
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const rows = this.guard(
+      () => this.stmts.readStream.all(streamId, BigInt(options.fromRevision ?? 0), BigInt(options.maxCount ?? -1)) as Row[],
+    );
+    return rows.map(toRecorded);
+  }
+
+  async streamRevision(streamId: string): Promise<number> {
+    return this.guard(() => this.headOf(streamId));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const rows = this.guard(() => this.stmts.readAll.all(options.afterPosition ?? 0n, BigInt(options.maxCount ?? -1)) as Row[]);
+    return rows.map(toRecorded);
+  }
+
+  subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {
+    let after = options.afterPosition ?? 0n;
+    let closed = false;
+    let wake: () => void = () => undefined;
+    const listener = () => wake();
+    this.listeners.add(listener);
+    const loop = async () => {
+      while (!closed) {
+        const batch = await this.readAll({ afterPosition: after, maxCount: PAGE }).catch(() => [] as RecordedEvent[]);
+        for (const event of batch) {
+          if (closed) return;
+          await onEvent(event);
+          after = event.position;
+        }
+        if (batch.length < PAGE && !closed) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, POLL_MS);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+      }
+    };
+    const running = loop();
+    return {
+      close: async () => {
+        closed = true;
+        this.listeners.delete(listener);
+        wake();
+        await running.catch(() => undefined);
+      },
+    };
+  }
+
+  async ping(): Promise<void> {
+    this.guard(() => this.stmts.ping.get());
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private headOf(streamId: string): number {
+    const row = this.stmts.head.get(streamId) as { revision: bigint | null };
+    return row.revision === null ? -1 : Number(row.revision);
+  }
+
+  private guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (e) {
+      if (e instanceof WrongExpectedRevisionError) throw e;
+      if (e instanceof Error && /SQLITE_(BUSY|CANTOPEN|IOERR|READONLY|FULL)|database connection is not open/.test(`${(e as { code?: string }).code} ${e.message}`)) {
+        throw new EventStoreUnavailableError(`embedded event store: ${e.message}`, e);
+      }
+      throw e;
+    }
+  }
+}
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    id: row.id,
+    streamId: row.stream_id,
+    revision: Number(row.revision),
+    position: row.position,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    created: new Date(Number(row.created)),
+  };
+}

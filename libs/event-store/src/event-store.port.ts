@@ -1,0 +1,98 @@
+/**
+ * The event store port: one ordered log of streams. Every adapter (embedded SQLite, EventStoreDB)
+ * implements exactly this and passes the shared conformance suite.
+ */
+
+/** Revision of the last event the writer saw in the stream (0-based), or a stream-level guard. */
+export type ExpectedRevision = number | 'no_stream' | 'any';
+
+export interface NewEvent {
+  type: string;
+  data: unknown;
+  metadata?: unknown;
+  /** Unique id; generated when absent. */
+  id?: string;
+}
+
+export interface RecordedEvent<D = unknown, M = unknown> {
+  id: string;
+  streamId: string;
+  /** 0-based position of the event inside its stream. */
+  revision: number;
+  /** Position in the global order of all events of the store; strictly increasing. */
+  position: bigint;
+  type: string;
+  data: D;
+  metadata: M;
+  created: Date;
+}
+
+export interface AppendResult {
+  /** Revision of the last event appended: pass it as the next expected revision. */
+  nextExpectedRevision: number;
+  /** Global position of the last event appended. */
+  position: bigint;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to return (inclusive). Default 0. */
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Return only events strictly after this global position. Default: from the start. */
+  afterPosition?: bigint;
+  maxCount?: number;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events strictly after this position; from the start when absent. */
+  afterPosition?: bigint;
+}
+
+export interface EventStore {
+  /** Name of the adapter, for logs and readiness reports. */
+  readonly kind: string;
+  /**
+   * Appends all events atomically, or none: fails with WrongExpectedRevisionError when the
+   * stream's last revision differs from `expected`.
+   */
+  append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream in revision order. A missing stream reads as empty. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Revision of the stream's last event, or -1 when the stream does not exist. Cheap. */
+  streamRevision(streamId: string): Promise<number>;
+  /** Events of every stream in global order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Catch-up subscription: delivers every event after the given position in global order, then
+   * every new one as it is appended, one at a time (the next waits for the handler's promise).
+   */
+  subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription;
+  /** Answers when the store can be reached; throws EventStoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number,
+  ) {
+    super(`stream '${streamId}' is at revision ${actual}, expected ${String(expected)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export class EventStoreUnavailableError extends Error {
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+    this.name = 'EventStoreUnavailableError';
+  }
+}

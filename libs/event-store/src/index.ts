@@ -1,0 +1,3 @@
+export * from './event-store.port';
+export * from './embedded/sqlite-event-store';
+export * from './create-event-store';

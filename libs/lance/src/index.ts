@@ -1,0 +1,5 @@
+export * from './warehouse';
+export * from './manifest-finaliser';
+export * from './disk-versions';
+export * from './json-arrow-schema';
+export * from './lance-tables';

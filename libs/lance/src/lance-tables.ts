@@ -1,0 +1,75 @@
+import * as lancedb from '@lancedb/lancedb';
+import { basename, dirname } from 'node:path';
+import { JsonArrowSchema, toJsonArrowSchema } from './json-arrow-schema';
+
+export interface TableDetails {
+  version: number;
+  schema: JsonArrowSchema;
+  stats: { num_deleted_rows: number; num_fragments: number };
+  metadata: Record<string, string>;
+}
+
+/**
+ * Opens Lance datasets for the server's own reads and writes. Managed tables are opened through
+ * this catalog's REST binding, so every commit the server makes arrives as `version/create` like
+ * any client's and becomes an event; unmanaged tables are opened at their location.
+ */
+export class LanceTables {
+  private readonly connections = new Map<string, Promise<lancedb.Connection>>();
+
+  constructor(private readonly options: { selfUrl: () => string }) {}
+
+  async open(database: string, id: string[], opts: { version?: number } = {}): Promise<lancedb.Table> {
+    const db = await this.connection(database);
+    const table = await db.openTable(id[id.length - 1], id.slice(0, -1));
+    if (opts.version !== undefined) await table.checkout(opts.version);
+    return table;
+  }
+
+  async openAtLocation(location: string, version?: number): Promise<lancedb.Table> {
+    const db = await lancedb.connect(dirname(location));
+    const table = await db.openTable(basename(location).replace(/\.lance$/, ''));
+    if (version !== undefined) await table.checkout(version);
+    return table;
+  }
+
+  async describeDetails(table: lancedb.Table): Promise<TableDetails> {
+    const [version, schema, stats] = await Promise.all([table.version(), table.schema(), table.stats()]);
+    const physicalRows = Math.round(stats.fragmentStats.lengths.mean * stats.fragmentStats.numFragments);
+    return {
+      version,
+      schema: toJsonArrowSchema(schema),
+      stats: {
+        // Lance reports live rows and per-fragment physical lengths; the difference is what deletions hide.
+        num_deleted_rows: Math.max(0, physicalRows - stats.numRows),
+        num_fragments: stats.fragmentStats.numFragments,
+      },
+      metadata: Object.fromEntries(schema.metadata),
+    };
+  }
+
+  /** Makes `version` the content of a new latest version; returns that new version. */
+  async restore(table: lancedb.Table, version: number): Promise<number> {
+    await table.checkout(version);
+    await table.restore();
+    return table.version();
+  }
+
+  async close(): Promise<void> {
+    for (const pending of this.connections.values()) (await pending.catch(() => undefined))?.close();
+    this.connections.clear();
+  }
+
+  private connection(database: string): Promise<lancedb.Connection> {
+    let pending = this.connections.get(database);
+    if (!pending) {
+      pending = lancedb.connectNamespace('rest', {
+        uri: this.options.selfUrl(),
+        headers: { 'x-lance-database': database, 'x-lance-ctx-origin': 'catalog-server' },
+      });
+      pending.catch(() => this.connections.delete(database));
+      this.connections.set(database, pending);
+    }
+    return pending;
+  }
+}

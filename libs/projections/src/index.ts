@@ -1,0 +1,3 @@
+export * from './catalog-projection';
+export * from './projection-registry';
+export * from './canonical-dump';

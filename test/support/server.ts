@@ -1,0 +1,95 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+
+export interface RunningServer {
+  url: string;
+  dataDir: string;
+  process: ChildProcess;
+  output: () => string;
+  /** SIGTERM, then wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL: no chance to flush anything. */
+  kill9(): Promise<void>;
+}
+
+export interface ServerOptions {
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** Which compiled entry point runs: both roles, or the API alone. */
+  entry?: 'standalone' | 'api';
+}
+
+export function tempDataDir(prefix = 'lance-catalog-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts the real, compiled server process (`npm run build` ran first) and waits until it serves. */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const script = options.entry === 'api' ? 'dist/apps/api/src/main.js' : 'dist/apps/api/src/standalone.js';
+  const child = spawn(process.execPath, [join(ROOT, script)], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      QUEUE_PREFIX: `test-${process.pid}-${Date.now()}`,
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
+    const onData = () => {
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  await waitForHealthy(url);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return {
+    url,
+    dataDir,
+    process: child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+    async kill9() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+async function waitForHealthy(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.status === 200) return;
+    } catch {
+      // not yet accepting connections
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url}/healthz never answered 200`);
+}
