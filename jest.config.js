@@ -28,5 +28,6 @@ module.exports = {
     '^@app/(catalog|event-store|projections|application|lance|jobs|config)$': '<rootDir>/libs/$1/src',
     '^@app/(catalog|event-store|projections|application|lance|jobs|config)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
+  setupFiles: ['<rootDir>/test/support/env.js'],
   testTimeout: 60000,
 };
