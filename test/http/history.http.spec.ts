@@ -1,0 +1,75 @@
+import { Api } from '../support/http';
+import { RunningServer, startServer } from '../support/server';
+
+describe('audit history and request context', () => {
+  let server: RunningServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    server = await startServer({ entry: 'api' });
+    api = new Api(server.url);
+  });
+  afterAll(() => server?.stop());
+
+  it('records x-lance-ctx headers and body context with the events and echoes the headers', async () => {
+    const res = await api.post('/v1/namespace/audit/create', { context: { ticket: 'T-1' } }, { 'x-lance-ctx-user': 'alice' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-lance-ctx-user')).toBe('alice');
+    const history = await api.get('/v1/history/namespace/audit');
+    expect(history.status).toBe(200);
+    expect(history.body.events).toHaveLength(1);
+    expect(history.body.events[0]).toMatchObject({
+      type: 'NamespaceCreated',
+      operation: 'CreateNamespace',
+      transaction_id: res.body.transaction_id,
+      context: { ticket: 'T-1', user: 'alice' },
+    });
+    expect(Number.isNaN(Date.parse(history.body.events[0].timestamp))).toBe(false);
+  });
+
+  it('follows a table across renames, drops and re-creation, in order', async () => {
+    await api.post('/v1/table/audit%24t/declare', {});
+    await api.post('/v1/table/audit%24t/rename', { new_table_name: 'u' });
+    await api.post('/v1/table/audit%24u/rename', { new_table_name: 't' });
+    await api.post('/v1/table/audit%24t/drop', {});
+    await api.post('/v1/table/audit%24t/declare', {}, { 'x-lance-ctx-why': 'again' });
+    const history = await api.get('/v1/history/table/audit%24t');
+    expect(history.body.events.map((e: { type: string }) => e.type)).toEqual([
+      'TableDeclared',
+      'TableRenamed',
+      'TableRenamed',
+      'TableDropped',
+      'TableDeclared',
+    ]);
+    const revisions = history.body.events.map((e: { revision: number }) => e.revision);
+    expect([...revisions].sort((x, y) => x - y)).toEqual(revisions);
+    expect(history.body.events[4].context).toEqual({ why: 'again' });
+
+    const paged = await api.get('/v1/history/table/audit%24t?limit=2');
+    expect(paged.body.events).toHaveLength(2);
+    const rest = await api.get(`/v1/history/table/audit%24t?page_token=${paged.body.page_token}`);
+    expect(rest.body.events).toHaveLength(3);
+    expect(rest.body.page_token).toBeNull();
+
+    const missing = await api.get('/v1/history/table/audit%24never');
+    expect([missing.status, missing.body.code]).toEqual([404, 4]);
+  });
+
+  it('shows what a transaction did and every change made to it', async () => {
+    await api.post('/v1/namespace/cascade/create', {});
+    await api.post('/v1/table/cascade%24a/declare', {});
+    await api.post('/v1/table/cascade%24b/declare', {});
+    const dropped = await api.post('/v1/namespace/cascade/drop', { behavior: 'Cascade' });
+    const id = dropped.body.transaction_id[0];
+    await api.post(`/v1/transaction/${id}/alter`, { actions: [{ setPropertyAction: { key: 'reviewed', value: 'yes' } }] });
+    const history = await api.get(`/v1/history/transaction/${id}`);
+    expect(history.body.events.map((e: { type: string }) => e.type)).toEqual([
+      'TableDropped',
+      'TableDropped',
+      'NamespaceDropped',
+      'TransactionAltered',
+    ]);
+    const missing = await api.get('/v1/history/transaction/nope');
+    expect([missing.status, missing.body.code]).toEqual([404, 10]);
+  });
+});
