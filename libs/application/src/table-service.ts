@@ -102,7 +102,7 @@ export class TableService {
         ? await this.lance.open(ctx.database, [...table.id], { version: req.version })
         : await this.lance.openAtLocation(table.location, req.version);
       try {
-        const details = await this.lance.describeDetails(dataset);
+        const details = await this.lance.describeDetails(dataset, table.location);
         Object.assign(answer, {
           table: nameOf(table.id),
           namespace: parentOf(table.id),

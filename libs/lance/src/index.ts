@@ -3,3 +3,4 @@ export * from './manifest-finaliser';
 export * from './disk-versions';
 export * from './json-arrow-schema';
 export * from './lance-tables';
+export * from './manifest-stats';

@@ -1,6 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { basename, dirname } from 'node:path';
 import { JsonArrowSchema, toJsonArrowSchema } from './json-arrow-schema';
+import { manifestStats } from './manifest-stats';
 
 export interface TableDetails {
   version: number;
@@ -33,16 +34,15 @@ export class LanceTables {
     return table;
   }
 
-  async describeDetails(table: lancedb.Table): Promise<TableDetails> {
+  async describeDetails(table: lancedb.Table, location: string): Promise<TableDetails> {
     const [version, schema, stats] = await Promise.all([table.version(), table.schema(), table.stats()]);
-    const physicalRows = Math.round(stats.fragmentStats.lengths.mean * stats.fragmentStats.numFragments);
+    const fromManifest = await manifestStats(location, version);
     return {
       version,
       schema: toJsonArrowSchema(schema),
       stats: {
-        // Lance reports live rows and per-fragment physical lengths; the difference is what deletions hide.
-        num_deleted_rows: Math.max(0, physicalRows - stats.numRows),
-        num_fragments: stats.fragmentStats.numFragments,
+        num_deleted_rows: fromManifest?.numDeletedRows ?? 0,
+        num_fragments: fromManifest?.numFragments ?? stats.fragmentStats.numFragments,
       },
       metadata: Object.fromEntries(schema.metadata),
     };
