@@ -11,6 +11,9 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     bodyLimit: config.bodyLimit,
     // Ids are whole namespace paths: the default 100-character limit would turn long ids into 404s.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
+    // A URL Fastify cannot decode never reaches Nest: answer it in the protocol's terms here.
+    frameworkErrors: (error: Error, request: { url: string }, reply: { code(n: number): { send(b: unknown): void } }) =>
+      reply.code(400).send({ error: `malformed request: ${error.message}`, code: 13, instance: request.url.split('?')[0] }),
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forConfig(config, extra), adapter, {
     logger: config.logLevel === 'silent' ? false : nestLogLevels(config.logLevel),
@@ -18,6 +21,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // Only JSON bodies are read here (Arrow streams get their own parser with the data plane).
+  fastify.removeContentTypeParser('text/plain');
   // ListTableVersions sends the JSON literal `null`, and curl users send empty bodies: both are {}.
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();

@@ -1,0 +1,74 @@
+import { Api } from '../support/http';
+import { RunningServer, startServer } from '../support/server';
+
+/** Bad input of every kind gets a JSON error with the right code, and changes nothing. */
+describe('error answers', () => {
+  let server: RunningServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    server = await startServer({ entry: 'api', env: { BODY_LIMIT: '4096' } });
+    api = new Api(server.url);
+    await api.post('/v1/namespace/e/create', {});
+    await api.post('/v1/table/e%24t/declare', {});
+  });
+  afterAll(() => server?.stop());
+
+  const expectError = (res: { status: number; body: any; headers: Headers }, status: number, code: number) => {
+    expect([res.status, res.body?.code]).toEqual([status, code]);
+    expect(typeof res.body.error).toBe('string');
+    expect(res.headers.get('content-type')).toContain('application/json');
+  };
+
+  it('refuses bad delimiters', async () => {
+    expectError(await api.get('/v1/namespace/e/list?delimiter='), 400, 13);
+    expectError(await api.get('/v1/namespace/e/list?delimiter=123456789'), 400, 13);
+  });
+
+  it('refuses bad query values', async () => {
+    expectError(await api.post('/v1/table/e%24t/describe?check_declared=maybe', {}), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/version/list?descending=perhaps', null), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/version/list?page_token=abc', null), 400, 13);
+    expectError(await api.get('/v1/namespace/e/table/list?limit=99999999999999999999'), 400, 13);
+    expectError(await api.get('/v1/namespace/e/table/list?include_declared=sometimes'), 400, 13);
+  });
+
+  it('refuses malformed headers', async () => {
+    expectError(await api.post('/v1/table/e%24t/describe', {}, { 'x-lancedb-min-timestamp': 'yesterday' }), 400, 13);
+    const fine = await api.post('/v1/table/e%24t/describe', {}, { 'x-lancedb-min-timestamp': new Date().toISOString() });
+    expect(fine.status).toBe(200);
+  });
+
+  it('refuses ids that cannot be decoded or that hold empty or control-character parts', async () => {
+    expectError(await api.post('/v1/namespace/%E0%A4%A/create', {}), 400, 13);
+    expectError(await api.post('/v1/namespace/a%24%24b/create', {}), 400, 13);
+    expectError(await api.post('/v1/namespace/a%00b/create', {}), 400, 13);
+    expectError(await api.post('/v1/namespace/a%0Ab/create', {}), 400, 13);
+    expect((await api.get('/v1/namespace/%24/list')).body.namespaces).toEqual(['e']);
+  });
+
+  it('answers an oversized body with 413 and a JSON error', async () => {
+    const res = await api.post('/v1/namespace/big/create', { properties: { blob: 'x'.repeat(10_000) } });
+    expectError(res, 413, 13);
+    expect((await api.post('/v1/namespace/big/exists', {})).status).toBe(404);
+  });
+
+  it('answers a wrong media type with a JSON error', async () => {
+    const res = await api.send('POST', '/v1/namespace/m/create', 'hello', { 'content-type': 'text/plain' });
+    expect(res.body.code).toBe(13);
+    expect(res.status).toBe(415);
+  });
+
+  it('refuses wrong types everywhere a body is read', async () => {
+    expectError(await api.post('/v1/table/e%24t/declare', { properties: 'x' }), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/rename', { new_table_name: 5 }), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/rename', { new_table_name: 'a$b' }), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/version/create', { version: 1.5, manifest_path: 'x' }), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/version/create', { version: 1, manifest_path: 'x', naming_scheme: 'V9' }), 400, 13);
+    expectError(await api.post('/v1/table/version/batch-create', { entries: [{ version: 1, manifest_path: 'x' }] }), 400, 13);
+    expectError(await api.post('/v1/table/batch-commit', { operations: [{}] }), 400, 13);
+    expectError(await api.post('/v1/transaction/x/alter', { actions: [{ setStatusAction: {} }] }), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/describe', { id: 'e$t' }), 400, 13);
+    expectError(await api.post('/v1/table/e%24t/describe', { branch: 'dev' }), 406, 0);
+  });
+});
