@@ -15,7 +15,7 @@ const swc = [
 
 const ignored = ['/node_modules/', '/dist/'];
 // The EventStoreDB adapter can only be proven against a running server.
-if (!process.env.EVENTSTORE_URL) ignored.push('\\.esdb\\.');
+if (!process.env.EVENTSTORE_URL) ignored.push('/esdb\\.[^/]*\\.spec\\.ts$');
 
 module.exports = {
   rootDir: __dirname,

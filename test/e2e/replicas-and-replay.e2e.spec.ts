@@ -15,7 +15,7 @@ async function snapshot(api: Api) {
     const id = Api.id(ns);
     answers[`ns:${id}`] = (await api.post(`/v1/namespace/${id}/describe`, {})).body;
     answers[`tables:${id}`] = (await api.get(`/v1/namespace/${id}/table/list`)).body;
-    for (const table of answers[`tables:${id}`] && (answers[`tables:${id}`] as { tables: string[] }).tables) {
+    for (const table of (answers[`tables:${id}`] as { tables: string[] }).tables) {
       const tid = Api.id([...ns, table]);
       const describe = (await api.post(`/v1/table/${tid}/describe?check_declared=true`, {})).body;
       const versions = (await api.post(`/v1/table/${tid}/version/list`, null)).body;

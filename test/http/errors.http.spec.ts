@@ -54,7 +54,7 @@ describe('error answers', () => {
   });
 
   it('answers a wrong media type with a JSON error', async () => {
-    const res = await api.send('POST', '/v1/namespace/m/create', 'hello', { 'content-type': 'text/plain' });
+    const res = await api.send<{ code: number }>('POST', '/v1/namespace/m/create', 'hello', { 'content-type': 'text/plain' });
     expect(res.body.code).toBe(13);
     expect(res.status).toBe(415);
   });
