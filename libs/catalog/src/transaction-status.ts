@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode } from './errors';
+import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { TransactionStatus } from './events';
 import { parseMode } from './modes';
 
@@ -16,7 +16,8 @@ const ALLOWED: Record<TransactionStatus, readonly TransactionStatus[]> = {
 };
 
 export function parseTransactionStatus(value: unknown): TransactionStatus {
-  return parseMode(value, TRANSACTION_STATUSES, 'transaction status', undefined as unknown as TransactionStatus);
+  if (value === undefined || value === null) throw invalidInput(`a status is required: one of ${TRANSACTION_STATUSES.join(', ')}`);
+  return parseMode(value, TRANSACTION_STATUSES, 'transaction status', 'Queued');
 }
 
 export function checkTransition(id: string, from: TransactionStatus, to: TransactionStatus): void {

@@ -1,0 +1,98 @@
+import { AlterTransactionAction, ErrorCode, TRANSACTION_STATUSES, TransactionStatus, checkTransition, decideAlterTransaction, evolve, parseTransactionStatus } from '../src';
+import { expectCode, fold, given, meta, ns } from './support';
+
+const withTransaction = (status: TransactionStatus) => {
+  const state = given();
+  const metadata = meta('CreateTableIndex');
+  fold(state, [ns('a')], metadata);
+  if (status !== 'Succeeded') {
+    state.revision++;
+    evolve(state, {
+      event: { type: 'TransactionAltered', data: { transactionId: metadata.transactionId, status, setProperties: {}, unsetProperties: [] } },
+      metadata,
+      revision: state.revision,
+    });
+  }
+  return { state, id: metadata.transactionId };
+};
+
+describe('transactions', () => {
+  it('records every command as a Succeeded transaction with its operation', () => {
+    const { state, id } = withTransaction('Succeeded');
+    expect(state.transaction(id)).toMatchObject({ status: 'Succeeded', operation: 'CreateTableIndex', properties: { operation: 'CreateTableIndex' } });
+  });
+
+  const allowed: Array<[TransactionStatus, TransactionStatus]> = [
+    ['Queued', 'Running'],
+    ['Queued', 'Canceled'],
+    ['Queued', 'Failed'],
+    ['Running', 'Succeeded'],
+    ['Running', 'Failed'],
+    ['Running', 'Canceled'],
+  ];
+  it.each(allowed)('allows %s → %s', (from, to) => {
+    expect(() => checkTransition('t', from, to)).not.toThrow();
+  });
+
+  const refused = TRANSACTION_STATUSES.flatMap((from) => TRANSACTION_STATUSES.map((to) => [from, to] as [TransactionStatus, TransactionStatus])).filter(
+    ([from, to]) => from !== to && !allowed.some(([f, t]) => f === from && t === to),
+  );
+  it.each(refused)('refuses %s → %s with code 19', (from, to) => {
+    expectCode(() => checkTransition('t', from, to), ErrorCode.InvalidTableState);
+  });
+
+  it('refuses any status on a final transaction, even the same one', () => {
+    for (const final of ['Succeeded', 'Failed', 'Canceled'] as const) {
+      expectCode(() => checkTransition('t', final, final), ErrorCode.InvalidTableState, /final/);
+    }
+  });
+
+  it('applies a list of actions in order, as one event', () => {
+    const { state, id } = withTransaction('Queued');
+    const actions: AlterTransactionAction[] = [
+      { kind: 'setStatus', status: 'Running' },
+      { kind: 'setProperty', key: 'a', value: '1', mode: 'Overwrite' },
+      { kind: 'setProperty', key: 'a', value: '2', mode: 'Skip' },
+      { kind: 'setProperty', key: 'b', value: '1', mode: 'Overwrite' },
+      { kind: 'unsetProperty', key: 'b', mode: 'Fail' },
+      { kind: 'unsetProperty', key: 'missing', mode: 'Skip' },
+      { kind: 'setStatus', status: 'Canceled' },
+    ];
+    const events = decideAlterTransaction(state, id, actions);
+    expect(events).toEqual([
+      { type: 'TransactionAltered', data: { transactionId: id, status: 'Canceled', setProperties: { a: '1' }, unsetProperties: ['b'] } },
+    ]);
+    fold(state, events);
+    expect(state.transaction(id)).toMatchObject({ status: 'Canceled', properties: { a: '1', operation: 'CreateTableIndex' } });
+  });
+
+  it('applies none of the actions when one fails', () => {
+    const { state, id } = withTransaction('Running');
+    expectCode(
+      () => decideAlterTransaction(state, id, [{ kind: 'setProperty', key: 'x', value: '1', mode: 'Overwrite' }, { kind: 'setStatus', status: 'Queued' }]),
+      ErrorCode.InvalidTableState,
+    );
+    expectCode(
+      () => decideAlterTransaction(state, id, [{ kind: 'setProperty', key: 'operation', value: 'x', mode: 'Fail' }]),
+      ErrorCode.InvalidInput,
+    );
+    expectCode(() => decideAlterTransaction(state, id, [{ kind: 'unsetProperty', key: 'nope', mode: 'Fail' }]), ErrorCode.InvalidInput);
+    expectCode(() => decideAlterTransaction(state, id, []), ErrorCode.InvalidInput);
+    expectCode(() => decideAlterTransaction(state, 'unknown', [{ kind: 'setStatus', status: 'Failed' }]), ErrorCode.TransactionNotFound);
+    expect(state.transaction(id)!.status).toBe('Running');
+    expect(state.transaction(id)!.properties.x).toBeUndefined();
+  });
+
+  it('records nothing for a list that changes nothing', () => {
+    const { state, id } = withTransaction('Running');
+    expect(decideAlterTransaction(state, id, [{ kind: 'setStatus', status: 'Running' }, { kind: 'unsetProperty', key: 'zz', mode: 'Skip' }])).toEqual([]);
+  });
+
+  it('reads statuses case-insensitively, in PascalCase or snake_case', () => {
+    expect(parseTransactionStatus('canceled')).toBe('Canceled');
+    expect(parseTransactionStatus('RUNNING')).toBe('Running');
+    expect(parseTransactionStatus('Succeeded')).toBe('Succeeded');
+    expectCode(() => parseTransactionStatus('done'), ErrorCode.InvalidInput);
+    expectCode(() => parseTransactionStatus(undefined), ErrorCode.InvalidInput);
+  });
+});
