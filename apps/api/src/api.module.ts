@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { AppConfig } from '@app/config';
 import { CatalogModule } from './catalog.module';
 import { ConfigModule } from './config.module';
+import { DataController } from './controllers/data.controller';
 import { HealthController } from './controllers/health.controller';
 import { HistoryController } from './controllers/history.controller';
 import { NamespaceController } from './controllers/namespace.controller';
@@ -23,6 +24,7 @@ export class ApiModule {
         NamespaceController,
         TableController,
         VersionController,
+        DataController,
         TransactionController,
         HistoryController,
       ],

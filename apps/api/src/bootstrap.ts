@@ -36,6 +36,10 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
       done(err, undefined);
     }
   });
+  // Data operations carry Arrow IPC streams; they are read by the data plane, not parsed here.
+  fastify.addContentTypeParser('application/vnd.apache.arrow.stream', { parseAs: 'buffer', bodyLimit: config.bodyLimit }, (_req, body, done) =>
+    done(null, body),
+  );
   // Context sent as x-lance-ctx-* headers is echoed back, as the REST binding describes.
   fastify.addHook('onSend', async (request, reply) => {
     for (const [name, value] of Object.entries(request.headers)) {

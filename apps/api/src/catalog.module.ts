@@ -2,6 +2,8 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import {
   BatchCommitService,
   CatalogWriter,
+  CreateTableService,
+  DataService,
   HistoryService,
   NamespaceService,
   TableService,
@@ -66,6 +68,16 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new TransactionService(w, p),
     },
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
+    {
+      provide: DataService,
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables) => new DataService(w, p, l),
+    },
+    {
+      provide: CreateTableService,
+      inject: [TableService, DataService],
+      useFactory: (t: TableService, d: DataService) => new CreateTableService(t, d),
+    },
   ],
   exports: [
     EVENT_STORE,
@@ -80,6 +92,8 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     BatchCommitService,
     TransactionService,
     HistoryService,
+    DataService,
+    CreateTableService,
   ],
 })
 export class CatalogModule implements OnApplicationShutdown {

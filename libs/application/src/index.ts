@@ -7,3 +7,6 @@ export * from './batch-commit-service';
 export * from './transaction-service';
 export * from './history-service';
 export * from './version-json';
+export * from './data-service';
+export * from './lance-errors';
+export * from './create-table-service';

@@ -46,6 +46,7 @@ export type CatalogEvent =
   | { type: 'TableVersionCreated'; data: TableRef & VersionRecord }
   | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[] } }
   | { type: 'TableRestored'; data: TableRef & { fromVersion: number; version?: number } }
+  | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number } }
   | {
       type: 'TransactionAltered';
       data: {
@@ -85,5 +86,6 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableVersionCreated',
   'TableVersionsDeleted',
   'TableRestored',
+  'TableDataChanged',
   'TransactionAltered',
 ];

@@ -72,6 +72,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       return;
     }
     case 'TableRestored':
+    case 'TableDataChanged':
       // The restored content arrives as its own TableVersionCreated; this event is the audit record.
       return;
     case 'TransactionAltered': {

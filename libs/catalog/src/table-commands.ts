@@ -142,3 +142,27 @@ export function decideRecordTableRestored(view: CatalogView, cmd: RecordTableRes
 export function isOnlyDeclared(table: TableState): boolean {
   return table.managedVersioning && table.versions.size === 0;
 }
+
+export interface RecordTableDataChanged {
+  id: ObjectId;
+  operation: string;
+  version: number;
+  rows?: number;
+}
+
+/** The audit record of a data write the server made (its manifest commit is recorded on its own). */
+export function decideRecordTableDataChanged(view: CatalogView, cmd: RecordTableDataChanged): CatalogEvent[] {
+  const table = requireTable(view, cmd.id);
+  return [
+    {
+      type: 'TableDataChanged',
+      data: {
+        table: table.id,
+        tableUuid: table.uuid,
+        operation: cmd.operation,
+        version: cmd.version,
+        ...(cmd.rows !== undefined ? { rows: cmd.rows } : {}),
+      },
+    },
+  ];
+}

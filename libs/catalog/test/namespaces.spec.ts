@@ -41,7 +41,7 @@ describe('namespaces', () => {
     const state = given(ns('a'), ns('a', 'b'), ns('a', 'b', 'c'), declared(['a', 'b', 't']), declared(['a', 'u']));
     expectCode(() => decideDropNamespace(state, { id: ['a'], mode: 'Fail', behavior: 'Restrict' }), ErrorCode.NamespaceNotEmpty, /1 namespace\(s\) and 1 table/);
     const events = decideDropNamespace(state, { id: ['a'], mode: 'Fail', behavior: 'Cascade' });
-    expect(events.map((e) => [e.type, 'namespace' in e.data ? e.data.namespace : (e.data as { table: string[] }).table])).toEqual([
+    expect(events.map((e) => [e.type, 'namespace' in e.data ? e.data.namespace : (e.data as unknown as { table: string[] }).table])).toEqual([
       ['NamespaceDropped', ['a', 'b', 'c']],
       ['TableDropped', ['a', 'b', 't']],
       ['NamespaceDropped', ['a', 'b']],

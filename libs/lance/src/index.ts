@@ -4,3 +4,5 @@ export * from './disk-versions';
 export * from './json-arrow-schema';
 export * from './lance-tables';
 export * from './manifest-stats';
+export * from './arrow-ipc';
+export * from './lance-query';

@@ -1,4 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
+import type { Data } from '@lancedb/lancedb';
 import { basename, dirname } from 'node:path';
 import { JsonArrowSchema, toJsonArrowSchema } from './json-arrow-schema';
 import { manifestStats } from './manifest-stats';
@@ -25,6 +26,26 @@ export class LanceTables {
     const table = await db.openTable(id[id.length - 1], id.slice(0, -1));
     if (opts.version !== undefined) await table.checkout(opts.version);
     return table;
+  }
+
+  /**
+   * Writes the first data of a declared table. Managed: through this catalog, which answers the
+   * client's declare with "exists" and its describe with "declared only", so Lance writes at the
+   * declared location and commits version 1 through `version/create`. Unmanaged: at the location.
+   */
+  async createAt(
+    database: string,
+    table: { id: readonly string[]; location: string; managedVersioning: boolean },
+    data: Data,
+    mode: 'create' | 'overwrite' = 'create',
+  ): Promise<lancedb.Table> {
+    const id = [...table.id];
+    if (table.managedVersioning) {
+      const db = await this.connection(database);
+      return db.createTable(id[id.length - 1], data, id.slice(0, -1), { mode });
+    }
+    const db = await lancedb.connect(dirname(table.location));
+    return db.createTable(basename(table.location).replace(/\.lance$/, ''), data, { mode });
   }
 
   async openAtLocation(location: string, version?: number): Promise<lancedb.Table> {

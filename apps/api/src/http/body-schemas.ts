@@ -98,3 +98,78 @@ export function oneOf<K extends string>(value: Partial<Record<K, unknown>>, name
   if (set.length !== 1) throw invalidInput(`${what} must set exactly one of ${names.join(', ')}`);
   return set[0];
 }
+
+export const countRowsBody = z.object({ ...common, version: version.nullish(), branch: z.string().nullish(), predicate: z.string().nullish() });
+
+const matchQuery = z.object({
+  terms: z.string(),
+  column: z.string().min(1).nullish().transform((v) => v ?? undefined),
+  boost: z.number().nullish().transform((v) => v ?? undefined),
+  fuzziness: z.number().int().min(0).nullish().transform((v) => v ?? undefined),
+  max_expansions: z.number().int().min(0).nullish().transform((v) => v ?? undefined),
+  operator: z.string().nullish().transform((v) => v ?? undefined),
+  prefix_length: z.number().int().min(0).nullish().transform((v) => v ?? undefined),
+});
+type FtsQueryShape = {
+  match?: z.infer<typeof matchQuery>;
+  phrase?: { terms: string; column?: string; slop?: number };
+  boost?: { positive: FtsQueryShape; negative: FtsQueryShape; negative_boost?: number };
+  multi_match?: { match_queries: z.infer<typeof matchQuery>[] };
+  boolean?: { must: FtsQueryShape[]; must_not: FtsQueryShape[]; should: FtsQueryShape[] };
+};
+const ftsQuery: z.ZodType<FtsQueryShape> = z.lazy(() =>
+  z.object({
+    match: matchQuery.optional(),
+    phrase: z.object({ terms: z.string(), column: z.string().min(1).optional(), slop: z.number().int().min(0).optional() }).optional(),
+    boost: z.object({ positive: ftsQuery, negative: ftsQuery, negative_boost: z.number().optional() }).optional(),
+    multi_match: z.object({ match_queries: z.array(matchQuery) }).optional(),
+    boolean: z.object({ must: z.array(ftsQuery), must_not: z.array(ftsQuery), should: z.array(ftsQuery) }).optional(),
+  }),
+);
+
+const MAX_K = 100_000;
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const queryTableBody = z.object({
+  ...common,
+  branch: z.string().nullish(),
+  version: version.nullish(),
+  vector: z
+    .union([
+      z.object({ single_vector: z.array(z.number()).nullish(), multi_vector: z.array(z.array(z.number())).nullish() }),
+      z.array(z.number()).transform((v) => ({ single_vector: v, multi_vector: undefined })),
+    ])
+    .nullish()
+    .transform((v) => (v ? { single_vector: v.single_vector ?? undefined, multi_vector: v.multi_vector ?? undefined } : undefined)),
+  vector_column: z.string().min(1).nullish(),
+  k: z.number().int().min(1, 'k must be at least 1').max(MAX_K, `k must be at most ${MAX_K}`),
+  offset: count.nullish(),
+  filter: z.string().nullish(),
+  prefilter: z.boolean().nullish(),
+  columns: z
+    .object({ column_names: z.array(z.string().min(1)).nullish(), column_aliases: z.record(z.string(), z.string().min(1)).nullish() })
+    .nullish()
+    .transform((c) => (c ? { column_names: c.column_names ?? undefined, column_aliases: c.column_aliases ?? undefined } : undefined)),
+  with_row_id: z.boolean().nullish(),
+  distance_type: z.string().nullish(),
+  nprobes: count.nullish(),
+  ef: count.nullish(),
+  refine_factor: count.nullish(),
+  bypass_vector_index: z.boolean().nullish(),
+  fast_search: z.boolean().nullish(),
+  lower_bound: z.number().nullish(),
+  upper_bound: z.number().nullish(),
+  full_text_query: z
+    .object({
+      string_query: z.object({ query: z.string(), columns: z.array(z.string().min(1)).nullish() }).nullish(),
+      structured_query: z.object({ query: ftsQuery }).nullish(),
+    })
+    .nullish()
+    .transform((f) =>
+      f
+        ? {
+            string_query: f.string_query ? { query: f.string_query.query, columns: f.string_query.columns ?? undefined } : undefined,
+            structured_query: f.structured_query ?? undefined,
+          }
+        : undefined,
+    ),
+});

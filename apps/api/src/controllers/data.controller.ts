@@ -1,0 +1,105 @@
+import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
+import { invalidInput, parseMode, requireTableId } from '@app/catalog';
+import { CREATE_TABLE_MODES, CreateTableService, DataService, INSERT_MODES } from '@app/application';
+import { readArrowStream, toArrowFile } from '@app/lance';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { countRowsBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
+import { RestRequests } from '../http/rest-request.factory';
+import { refuseBranch } from './table.controller';
+
+const ID = 3;
+
+@Controller('v1/table')
+export class DataController {
+  constructor(
+    private readonly rest: RestRequests,
+    private readonly data: DataService,
+    private readonly creates: CreateTableService,
+  ) {}
+
+  @Post(':id/insert')
+  @HttpCode(200)
+  insert(@Req() req: FastifyRequest) {
+    const r = this.rest.of(req);
+    refuseBranch(r.queryString('branch'));
+    const mode = parseMode(r.queryString('mode'), INSERT_MODES, 'mode', 'Append');
+    return this.data.insertIntoTable(r.context(), { id: requireTableId(r.pathId(ID)), mode, data: readArrowStream(req.body) });
+  }
+
+  @Post(':id/create')
+  @HttpCode(200)
+  create(@Req() req: FastifyRequest) {
+    const r = this.rest.of(req);
+    const mode = parseMode(r.queryString('mode'), CREATE_TABLE_MODES, 'mode', 'Create');
+    const location = req.headers['x-lance-table-location'];
+    return this.creates.createTable(r.context(), {
+      id: requireTableId(r.pathId(ID)),
+      mode,
+      data: readArrowStream(req.body),
+      location: typeof location === 'string' && location ? location : undefined,
+      properties: {
+        ...jsonMap(r.queryString('properties'), 'properties'),
+        ...jsonMap(headerOf(req, 'x-lance-table-properties'), 'x-lance-table-properties'),
+      },
+    });
+  }
+
+  /** The answer is a bare integer. */
+  @Post(':id/count_rows')
+  @HttpCode(200)
+  @Header('content-type', 'application/json')
+  async countRows(@Req() req: FastifyRequest) {
+    const r = this.rest.of(req);
+    const body = parseBody(countRowsBody, r.body());
+    refuseBranch(body.branch);
+    const count = await this.data.countTableRows(r.context(body.context), {
+      id: requireTableId(r.objectId(ID, body)),
+      version: body.version ?? undefined,
+      predicate: body.predicate ?? undefined,
+    });
+    return JSON.stringify(count);
+  }
+
+  /** The answer is an Arrow IPC file. */
+  @Post(':id/query')
+  @HttpCode(200)
+  @Header('content-type', 'application/vnd.apache.arrow.file')
+  async query(@Req() req: FastifyRequest) {
+    const r = this.rest.of(req);
+    const body = parseBody(queryTableBody, r.body());
+    refuseBranch(body.branch);
+    const { id: _id, context, identity: _identity, branch: _branch, version, ...query } = body;
+    const table = await this.data.queryTable(r.context(context), {
+      ...withoutNulls(query),
+      id: requireTableId(r.objectId(ID, body)),
+      version: version ?? undefined,
+    });
+    return Buffer.from(toArrowFile(table));
+  }
+}
+
+function headerOf(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function jsonMap(raw: string | undefined, what: string): Record<string, string> {
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw invalidInput(`${what} must be a JSON object of strings`);
+  }
+  const result = stringMap.safeParse(parsed);
+  if (!result.success) throw invalidInput(`${what} must be a JSON object of strings`);
+  return result.data;
+}
+
+/** Clients send `null` for options they leave unset; Lance wants them absent. */
+function withoutNulls<T extends Record<string, unknown>>(o: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as never;
+}
+
+export type QueryBody = z.infer<typeof queryTableBody>;

@@ -1,0 +1,52 @@
+import * as arrow from 'apache-arrow';
+import { CatalogError, ErrorCode, ObjectId, Properties } from '@app/catalog';
+import { DataService } from './data-service';
+import { RequestContext } from './request-context';
+import { TableService } from './table-service';
+
+export type CreateTableMode = 'Create' | 'ExistOk' | 'Overwrite';
+export const CREATE_TABLE_MODES: readonly CreateTableMode[] = ['Create', 'ExistOk', 'Overwrite'];
+
+/** CreateTable: declare (when new) and write the Arrow data, or keep or replace an existing table. */
+export class CreateTableService {
+  constructor(
+    private readonly tables: TableService,
+    private readonly data: DataService,
+  ) {}
+
+  async createTable(
+    ctx: RequestContext,
+    req: { id: ObjectId; mode: CreateTableMode; data: arrow.Table; location?: string; properties: Properties },
+  ) {
+    const existing = await this.data.table(ctx, req.id).catch((e) => {
+      if (e instanceof CatalogError && e.code === ErrorCode.TableNotFound) return undefined;
+      throw e;
+    });
+    if (existing && req.mode === 'Create' && !(await this.data.isOnlyDeclared(existing))) {
+      throw new CatalogError(ErrorCode.TableAlreadyExists, `table '${req.id.join(ctx.delimiter)}' already exists`);
+    }
+    if (existing && req.mode === 'ExistOk' && !(await this.data.isOnlyDeclared(existing))) {
+      return {
+        location: existing.location,
+        version: existing.latestVersion,
+        storage_options: {},
+        properties: existing.properties,
+      };
+    }
+    let table = existing;
+    if (!table) {
+      await this.tables.declareTable(ctx, { id: req.id, location: req.location, properties: req.properties });
+      table = await this.data.table(ctx, req.id);
+    }
+    let version: number;
+    try {
+      version = await this.data.writeFresh(ctx, table, req.data, existing && req.mode === 'Overwrite' ? 'overwrite' : 'create');
+    } catch (e) {
+      // Nothing half-written: a table this request declared goes again if its data cannot be written.
+      if (!existing) await this.tables.dropTable(ctx, req.id).catch(() => undefined);
+      throw e;
+    }
+    const transactionId = await this.data.recordDataChange(ctx, req.id, existing ? 'Overwrite' : 'Create', version, req.data.numRows);
+    return { transaction_id: transactionId, location: table.location, version, storage_options: {}, properties: table.properties };
+  }
+}

@@ -1,0 +1,129 @@
+import * as arrow from 'apache-arrow';
+import type { Table as LanceTable } from '@lancedb/lancedb';
+import {
+  CatalogError,
+  ErrorCode,
+  ObjectId,
+  TableState,
+  decideRecordTableDataChanged,
+  isOnlyDeclared,
+  requireTable,
+  requireVersion,
+} from '@app/catalog';
+import { LanceTables, TableQuery, buildLanceQuery, listManifestsOnDisk } from '@app/lance';
+import { ProjectionRegistry } from '@app/projections';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { lanceInputError } from './lance-errors';
+import { RequestContext } from './request-context';
+
+export type InsertMode = 'Append' | 'Overwrite';
+export const INSERT_MODES: readonly InsertMode[] = ['Append', 'Overwrite'];
+
+/**
+ * The server-side data plane. Every write opens the table through this catalog (managed tables)
+ * so Lance's commit arrives as `version/create`, and is then recorded as a TableDataChanged event
+ * whose transaction the caller gets back.
+ */
+export class DataService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly lance: LanceTables,
+  ) {}
+
+  async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
+    const table = requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id);
+    if (version !== undefined) {
+      if (table.managedVersioning) requireVersion(table, version);
+      else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === version)) {
+        throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${version} of the table does not exist`);
+      }
+    }
+    return table;
+  }
+
+  async isOnlyDeclared(table: TableState): Promise<boolean> {
+    if (table.managedVersioning) return isOnlyDeclared(table);
+    return (await listManifestsOnDisk(table.location)).length === 0;
+  }
+
+  /** Opens a table for reading (at a version) or writing; refuses a table that has no data yet. */
+  async open(ctx: RequestContext, table: TableState, version?: number): Promise<LanceTable> {
+    if (await this.isOnlyDeclared(table)) {
+      throw new CatalogError(ErrorCode.InvalidTableState, 'the table is declared but holds no data yet; insert data first');
+    }
+    try {
+      return table.managedVersioning
+        ? await this.lance.open(ctx.database, [...table.id], { version })
+        : await this.lance.openAtLocation(table.location, version);
+    } catch (e) {
+      throw lanceInputError(e, 'opening the table failed');
+    }
+  }
+
+  async insertIntoTable(ctx: RequestContext, req: { id: ObjectId; mode: InsertMode; data: arrow.Table }) {
+    const table = await this.table(ctx, req.id);
+    let version: number;
+    if (await this.isOnlyDeclared(table)) {
+      version = await this.writeFresh(ctx, table, req.data, 'create');
+    } else {
+      const dataset = await this.open(ctx, table);
+      try {
+        await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' });
+        version = await dataset.version();
+      } catch (e) {
+        throw lanceInputError(e, 'inserting failed', true);
+      } finally {
+        dataset.close();
+      }
+    }
+    const transactionId = await this.recordDataChange(ctx, req.id, req.mode === 'Overwrite' ? 'Overwrite' : 'Insert', version, req.data.numRows);
+    return { transaction_id: transactionId, num_inserted_rows: req.data.numRows, version };
+  }
+
+  /** Writes data into a declared table, or replaces a table's content with a new schema (Overwrite). */
+  async writeFresh(ctx: RequestContext, table: TableState, data: arrow.Table, mode: 'create' | 'overwrite'): Promise<number> {
+    try {
+      const created = await this.lance.createAt(ctx.database, table, data, mode);
+      const version = await created.version();
+      created.close();
+      return version;
+    } catch (e) {
+      throw lanceInputError(e, 'writing the table failed', true);
+    }
+  }
+
+  async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string }): Promise<number> {
+    const table = await this.table(ctx, req.id, req.version);
+    if (await this.isOnlyDeclared(table)) return 0;
+    const dataset = await this.open(ctx, table, req.version);
+    try {
+      return await dataset.countRows(req.predicate);
+    } catch (e) {
+      throw lanceInputError(e, 'counting failed');
+    } finally {
+      dataset.close();
+    }
+  }
+
+  /** QueryTable: the matching rows as an Arrow table. */
+  async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<arrow.Table> {
+    const table = await this.table(ctx, req.id, req.version);
+    const dataset = await this.open(ctx, table, req.version);
+    try {
+      return (await buildLanceQuery(dataset, req).toArrow()) as unknown as arrow.Table;
+    } catch (e) {
+      throw lanceInputError(e, 'the query failed');
+    } finally {
+      dataset.close();
+    }
+  }
+
+  /** Records a server-side write as an event; answers its transaction id. */
+  async recordDataChange(ctx: RequestContext, id: ObjectId, operation: string, version: number, rows?: number): Promise<string | undefined> {
+    return this.writer.execute(ctx, operation === 'Restore' ? 'RestoreTable' : `${operation}Table`, (view) => ({
+      events: decideRecordTableDataChanged(view, { id, operation, version, rows }),
+      result: (transactionId) => transactionId,
+    }));
+  }
+}

@@ -1,0 +1,19 @@
+import { CatalogError, ErrorCode } from '@app/catalog';
+
+/**
+ * Lance reports bad input (an unknown column, a filter that does not parse, a schema that does
+ * not fit) as plain errors; the catalog has already checked that the table and version exist,
+ * so what Lance refuses is the request's content.
+ */
+export function lanceInputError(e: unknown, what: string, writing = false): unknown {
+  if (e instanceof CatalogError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  if (writing && /schema|field .* not found|not found in (the )?schema|append with different|type mismatch|cannot cast|incompatible|nullab/i.test(message)) {
+    return new CatalogError(ErrorCode.TableSchemaValidationError, `${what}: the data does not fit the table's schema`, firstLine(message));
+  }
+  return new CatalogError(ErrorCode.InvalidInput, `${what}: ${firstLine(message)}`);
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0].slice(0, 500);
+}

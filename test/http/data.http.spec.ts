@@ -1,0 +1,159 @@
+import * as arrow from 'apache-arrow';
+import { Api } from '../support/http';
+import { RunningServer, startServer } from '../support/server';
+
+const ARROW_STREAM = { 'content-type': 'application/vnd.apache.arrow.stream' };
+
+function rows(from: number, count: number, extra: Record<string, unknown> = {}) {
+  return arrow.tableFromArrays({
+    id: Int32Array.from({ length: count }, (_, i) => from + i),
+    text: Array.from({ length: count }, (_, i) => `word${(from + i) % 5} item ${from + i}`),
+    ...extra,
+  });
+}
+
+function withVectors(from: number, count: number) {
+  const base = rows(from, count);
+  const vectorType = new arrow.FixedSizeList(2, new arrow.Field('item', new arrow.Float32(), true));
+  const values = Float32Array.from({ length: count * 2 }, (_, i) => (i % 2 ? Math.cos(from + (i >> 1)) : Math.sin(from + (i >> 1))));
+  const vectors = arrow.makeVector(
+    arrow.makeData({ type: vectorType, length: count, child: arrow.makeData({ type: new arrow.Float32(), length: count * 2, data: values }) }),
+  );
+  return new arrow.Table({ id: base.getChild('id')!, text: base.getChild('text')!, vector: vectors });
+}
+
+const ipc = (t: arrow.Table) => Buffer.from(arrow.tableToIPC(t, 'stream'));
+
+describe.each([
+  ['managed', true],
+  ['unmanaged', false],
+])('data operations over HTTP (%s)', (_mode, managed) => {
+  let server: RunningServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    server = await startServer({ entry: 'api', env: { MANAGED_VERSIONING: String(managed) } });
+    api = new Api(server.url);
+    await api.post('/v1/namespace/d/create', {});
+  });
+  afterAll(() => server?.stop());
+
+  it('creates a table from an Arrow stream, with location and properties headers', async () => {
+    const res = await api.send('POST', '/v1/table/d%24items/create', ipc(withVectors(0, 50)), {
+      ...ARROW_STREAM,
+      'x-lance-table-properties': '{"owner":"data"}',
+    });
+    expect(res.status).toBe(200);
+    expect((res.body as any).version).toBe(1);
+    expect((res.body as any).properties).toEqual({ owner: 'data' });
+    const again = await api.send('POST', '/v1/table/d%24items/create', ipc(withVectors(0, 5)), ARROW_STREAM);
+    expect([again.status, (again.body as any).code]).toEqual([409, 5]);
+    const existOk = await api.send('POST', '/v1/table/d%24items/create?mode=exist_ok', ipc(withVectors(0, 5)), ARROW_STREAM);
+    expect(existOk.status).toBe(200);
+  });
+
+  it('inserts (append and overwrite), counts with a predicate and at a version', async () => {
+    const appended = await api.send('POST', '/v1/table/d%24items/insert', ipc(withVectors(50, 25)), ARROW_STREAM);
+    expect(appended.status).toBe(200);
+    expect(appended.body).toMatchObject({ num_inserted_rows: 25, version: 2 });
+    const tx = await api.post(`/v1/transaction/${(appended.body as any).transaction_id}/describe`, {});
+    expect(tx.body.properties.operation).toBe('InsertTable');
+
+    const count = await api.post('/v1/table/d%24items/count_rows', {});
+    expect(count.text).toBe('75');
+    expect((await api.post('/v1/table/d%24items/count_rows', { predicate: 'id >= 70' })).body).toBe(5);
+    expect((await api.post('/v1/table/d%24items/count_rows', { version: 1 })).body).toBe(50);
+
+    const overwritten = await api.send('POST', '/v1/table/d%24items/insert?mode=OVERWRITE', ipc(withVectors(100, 10)), ARROW_STREAM);
+    expect(overwritten.body).toMatchObject({ version: 3 });
+    expect((await api.post('/v1/table/d%24items/count_rows', {})).body).toBe(10);
+    expect((await api.post('/v1/table/d%24items/count_rows', { version: 2 })).body).toBe(75);
+    await api.send('POST', '/v1/table/d%24items/insert', ipc(withVectors(0, 100)), ARROW_STREAM);
+  });
+
+  it('refuses data that does not fit, bytes that are not Arrow, and leaves the table unchanged', async () => {
+    const wrong = await api.send('POST', '/v1/table/d%24items/insert', ipc(arrow.tableFromArrays({ other: Float64Array.from([1]) })), ARROW_STREAM);
+    expect([wrong.status, (wrong.body as any).code]).toEqual([400, 20]);
+    const garbage = await api.send('POST', '/v1/table/d%24items/insert', Buffer.from('definitely not arrow'), ARROW_STREAM);
+    expect([garbage.status, (garbage.body as any).code]).toEqual([400, 13]);
+    const empty = await api.send('POST', '/v1/table/d%24items/insert', Buffer.alloc(0), ARROW_STREAM);
+    expect((empty.body as any).code).toBe(13);
+    const badMode = await api.send('POST', '/v1/table/d%24items/insert?mode=upsert', ipc(withVectors(0, 1)), ARROW_STREAM);
+    expect([badMode.status, (badMode.body as any).code]).toEqual([400, 13]);
+    expect((await api.post('/v1/table/d%24items/count_rows', {})).body).toBe(110);
+    const missing = await api.send('POST', '/v1/table/d%24nothing/insert', ipc(withVectors(0, 1)), ARROW_STREAM);
+    expect([missing.status, (missing.body as any).code]).toEqual([404, 4]);
+  });
+
+  it('creates a declared-only table on its first insert', async () => {
+    await api.post('/v1/table/d%24later/declare', {});
+    expect((await api.post('/v1/table/d%24later/describe?check_declared=true', {})).body.is_only_declared).toBe(true);
+    expect((await api.post('/v1/table/d%24later/count_rows', {})).body).toBe(0);
+    const res = await api.send('POST', '/v1/table/d%24later/insert', ipc(rows(0, 3)), ARROW_STREAM);
+    expect(res.status).toBe(200);
+    expect((res.body as any).version).toBe(1);
+    expect((await api.post('/v1/table/d%24later/describe?check_declared=true', {})).body.is_only_declared).toBe(false);
+    expect((await api.post('/v1/table/d%24later/count_rows', {})).body).toBe(3);
+  });
+
+  it('answers queries as an Arrow IPC file: vector, filter, columns, offset, row ids, versions', async () => {
+    const res = await api.post('/v1/table/d%24items/query', {
+      vector: { single_vector: [Math.sin(42), Math.cos(42)] },
+      k: 3,
+      columns: { column_names: ['id', 'text'] },
+      with_row_id: true,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/vnd.apache.arrow.file');
+    const raw = await (await fetch(`${server.url}/v1/table/d%24items/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ vector: { single_vector: [Math.sin(42), Math.cos(42)] }, k: 3, columns: { column_names: ['id', 'text'] }, with_row_id: true }),
+    })).arrayBuffer();
+    const table = arrow.tableFromIPC(new Uint8Array(raw));
+    expect(table.numRows).toBe(3);
+    expect(table.getChild('id')!.get(0)).toBe(42);
+    expect(table.schema.fields.map((f) => f.name)).toEqual(expect.arrayContaining(['id', 'text', '_rowid']));
+
+    const filtered = await queryRows(server.url, { k: 100, filter: 'id < 5', columns: { column_names: ['id'] } });
+    expect(filtered.map((r) => r.id).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
+    const paged = await queryRows(server.url, { k: 2, offset: 3, filter: 'id < 10' });
+    expect(paged).toHaveLength(2);
+    const old = await queryRows(server.url, { k: 1000, version: 1, columns: { column_names: ['id'] } });
+    expect(old).toHaveLength(50);
+    const aliased = await queryRows(server.url, { k: 1, filter: 'id = 7', columns: { column_aliases: { ident: 'id' } } });
+    expect(aliased[0]).toEqual({ ident: 7 });
+    const multi = await queryRows(server.url, { k: 2, vector: { multi_vector: [[0, 1], [1, 0]] }, columns: { column_names: ['id'] } });
+    expect(multi.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('refuses bad queries with code 13', async () => {
+    for (const body of [
+      { k: 0 },
+      { k: -1 },
+      { k: 10_000_000 },
+      {},
+      { k: 1, filter: 'no_such_column > 3' },
+      { k: 1, filter: 'id >>>> ' },
+      { k: 1, columns: { column_names: ['nope'] } },
+      { k: 1, vector: { single_vector: [1, 2] }, distance_type: 'manhattan' },
+    ]) {
+      const res = await api.post('/v1/table/d%24items/query', body);
+      expect([res.status, res.body.code]).toEqual([400, 13]);
+    }
+    const missingVersion = await api.post('/v1/table/d%24items/query', { k: 1, version: 99 });
+    expect([missingVersion.status, missingVersion.body.code]).toEqual([404, 11]);
+  });
+
+  it('records every server-side write in the table’s history', async () => {
+    const types = (await api.get('/v1/history/table/d%24items')).body.events.map((e: { type: string }) => e.type);
+    expect(types.filter((t: string) => t === 'TableDataChanged')).toHaveLength(4);
+    if (managed) expect(types.filter((t: string) => t === 'TableVersionCreated')).toHaveLength(4);
+  });
+});
+
+async function queryRows(url: string, body: unknown): Promise<Record<string, number>[]> {
+  const res = await fetch(`${url}/v1/table/d%24items/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`${res.status}: ${await res.text()}`);
+  return arrow.tableFromIPC(new Uint8Array(await res.arrayBuffer())).toArray().map((r) => r.toJSON());
+}
