@@ -25,8 +25,8 @@ module.exports = {
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   moduleNameMapper: {
-    '^@app/(catalog|event-store|projections|application|lance|jobs|config)$': '<rootDir>/libs/$1/src',
-    '^@app/(catalog|event-store|projections|application|lance|jobs|config)/(.*)$': '<rootDir>/libs/$1/src/$2',
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core)$': '<rootDir>/libs/$1/src',
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   setupFiles: ['<rootDir>/test/support/env.js'],
   testTimeout: 60000,

@@ -19,8 +19,8 @@ export interface RunningServer {
 export interface ServerOptions {
   dataDir?: string;
   env?: Record<string, string>;
-  /** Which compiled entry point runs: both roles, or the API alone. */
-  entry?: 'standalone' | 'api';
+  /** Which compiled entry point runs: both roles, the API alone, or a worker alone. */
+  entry?: 'standalone' | 'api' | 'worker';
 }
 
 export function tempDataDir(prefix = 'lance-catalog-'): string {
@@ -30,7 +30,11 @@ export function tempDataDir(prefix = 'lance-catalog-'): string {
 /** Starts the real, compiled server process (`npm run build` ran first) and waits until it serves. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const script = options.entry === 'api' ? 'dist/apps/api/src/main.js' : 'dist/apps/api/src/standalone.js';
+  const script = {
+    api: 'dist/apps/api/src/main.js',
+    worker: 'dist/apps/worker/src/main.js',
+    standalone: 'dist/apps/api/src/standalone.js',
+  }[options.entry ?? 'standalone'];
   const child = spawn(process.execPath, [join(ROOT, script)], {
     cwd: ROOT,
     env: {
@@ -38,7 +42,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      QUEUE_PREFIX: `test-${process.pid}-${Date.now()}`,
+      QUEUE_PREFIX: `test-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
       LOG_LEVEL: 'info',
       ...options.env,
     },
@@ -51,9 +55,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${output}`)), 60_000);
     const onData = () => {
       const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (m) {
+      if (m || (options.entry === 'worker' && /worker started/.test(output))) {
         clearTimeout(timer);
-        resolveUrl(m[1]);
+        resolveUrl(m ? m[1] : '');
       }
     };
     child.stdout!.on('data', onData);
@@ -63,7 +67,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       reject(new Error(`server exited with ${code} before listening:\n${output}`));
     });
   });
-  await waitForHealthy(url);
+  if (url) await waitForHealthy(url);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
     url,

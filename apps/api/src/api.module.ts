@@ -1,10 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig } from '@app/config';
-import { CatalogModule } from './catalog.module';
-import { ConfigModule } from './config.module';
+import { CatalogModule } from '@app/core';
+import { ConfigModule } from '@app/core';
 import { DataController } from './controllers/data.controller';
 import { HealthController } from './controllers/health.controller';
+import { IndexController } from './controllers/index.controller';
 import { HistoryController } from './controllers/history.controller';
 import { NamespaceController } from './controllers/namespace.controller';
 import { TableController } from './controllers/table.controller';
@@ -25,6 +26,7 @@ export class ApiModule {
         TableController,
         VersionController,
         DataController,
+        IndexController,
         TransactionController,
         HistoryController,
       ],

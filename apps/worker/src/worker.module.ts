@@ -1,18 +1,23 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
+import { CatalogModule, ConfigModule } from '@app/core';
 import { QUEUES, redisConnection } from '@app/jobs';
+import { IndexBuildProcessor } from './index-build.processor';
 
-/** The worker role: BullMQ processors only. Index builds and plan analysis arrive with the data plane. */
+/** The worker role: BullMQ processors only. */
 @Module({})
 export class WorkerModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
       imports: [
+        ConfigModule.forConfig(config),
+        CatalogModule,
         BullModule.forRoot({ connection: redisConnection(config.redisUrl), prefix: config.queuePrefix }),
-        BullModule.registerQueue({ name: QUEUES.maintenance }),
+        BullModule.registerQueue({ name: QUEUES.indexBuilds }),
       ],
+      providers: [IndexBuildProcessor],
     };
   }
 }

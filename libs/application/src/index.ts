@@ -10,3 +10,5 @@ export * from './version-json';
 export * from './data-service';
 export * from './lance-errors';
 export * from './create-table-service';
+export * from './index-queue.port';
+export * from './index-service';

@@ -46,6 +46,11 @@ export type CatalogEvent =
   | { type: 'TableVersionCreated'; data: TableRef & VersionRecord }
   | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[] } }
   | { type: 'TableRestored'; data: TableRef & { fromVersion: number; version?: number } }
+  | {
+      type: 'TableIndexRequested';
+      data: TableRef & { indexName: string; columns: string[]; indexType: string; params: Record<string, unknown> };
+    }
+  | { type: 'TableIndexDropped'; data: TableRef & { indexName: string } }
   | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number } }
   | {
       type: 'TransactionAltered';
@@ -87,5 +92,7 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableVersionsDeleted',
   'TableRestored',
   'TableDataChanged',
+  'TableIndexRequested',
+  'TableIndexDropped',
   'TransactionAltered',
 ];

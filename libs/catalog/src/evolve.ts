@@ -7,7 +7,8 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
   if (event.type !== 'TransactionAltered' && !store.transaction(metadata.transactionId)) {
     store.putTransaction({
       id: metadata.transactionId,
-      status: 'Succeeded',
+      // Asynchronous work starts queued; everything else completed before it was recorded.
+      status: event.type === 'TableIndexRequested' ? 'Queued' : 'Succeeded',
       operation: metadata.operation,
       properties: { operation: metadata.operation, started_at: metadata.occurredAt },
     });
@@ -28,6 +29,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         managedVersioning: event.data.managedVersioning,
         origin: 'declared',
         versions: new Map(),
+        indexes: new Map(),
       });
       return;
     case 'TableRegistered': {
@@ -39,6 +41,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         managedVersioning: event.data.managedVersioning,
         origin: 'registered',
         versions: new Map(),
+        indexes: new Map(),
       };
       for (const v of event.data.versions) addVersion(table, v);
       store.putTable(table);
@@ -71,6 +74,23 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       }
       return;
     }
+    case 'TableIndexRequested': {
+      const table = store.tableForUpdate(event.data.table);
+      if (!table) return;
+      table.indexes.set(event.data.indexName, {
+        name: event.data.indexName,
+        columns: event.data.columns,
+        indexType: event.data.indexType,
+        params: event.data.params,
+        transactionId: metadata.transactionId,
+      });
+      const tx = store.transactionForUpdate(metadata.transactionId);
+      if (tx) Object.assign(tx.properties, { index_name: event.data.indexName, index_type: event.data.indexType });
+      return;
+    }
+    case 'TableIndexDropped':
+      store.tableForUpdate(event.data.table)?.indexes.delete(event.data.indexName);
+      return;
     case 'TableRestored':
     case 'TableDataChanged':
       // The restored content arrives as its own TableVersionCreated; this event is the audit record.

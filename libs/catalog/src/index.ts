@@ -15,3 +15,4 @@ export * from './manifest-names';
 export * from './pagination';
 export * from './queries';
 export * from './location';
+export * from './index-commands';

@@ -18,6 +18,16 @@ export interface TableState {
   versions: Map<number, VersionRecord>;
   latestVersion?: number;
   namingScheme?: ManifestNamingScheme;
+  /** Indexes requested through this catalog; their build progress is their transaction's status. */
+  indexes: Map<string, IndexState>;
+}
+
+export interface IndexState {
+  name: string;
+  columns: string[];
+  indexType: string;
+  params: Record<string, unknown>;
+  transactionId: string;
 }
 
 export interface TransactionState {
@@ -192,7 +202,7 @@ export class DraftCatalog implements CatalogStore {
     if (this.tables.has(k)) return this.tables.get(k) ?? undefined;
     const original = this.base.table(id);
     if (!original) return undefined;
-    const copy: TableState = { ...original, versions: new Map(original.versions) };
+    const copy: TableState = { ...original, versions: new Map(original.versions), indexes: new Map(original.indexes) };
     this.tables.set(k, copy);
     return copy;
   }

@@ -54,6 +54,12 @@ const schema = z.object({
     .refine((v) => /^[A-Za-z0-9_-]{1,64}$/.test(v), { message: 'DEFAULT_DATABASE must be 1-64 characters of [A-Za-z0-9_-]' }),
   BODY_LIMIT: int('BODY_LIMIT', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CATALOG_URL: z
+    .string()
+    .default('http://127.0.0.1:2333')
+    .refine((v) => /^https?:\/\/[^/]+$/.test(v), { message: 'CATALOG_URL must be a base URL without a path, such as http://api:2333' }),
+  INDEX_BUILD_ATTEMPTS: int('INDEX_BUILD_ATTEMPTS', 3, 1, 100),
+  WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 1, 1, 64),
   SELF_URL: z
     .string()
     .optional()
@@ -76,6 +82,10 @@ export interface AppConfig {
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   /** The address the server's own Lance client uses to reach this catalog; set when bound. */
   selfUrl?: string;
+  /** Where a worker without its own API reaches the catalog. */
+  catalogUrl: string;
+  indexBuildAttempts: number;
+  workerConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -106,6 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bodyLimit: c.BODY_LIMIT,
     logLevel: c.LOG_LEVEL,
     selfUrl: c.SELF_URL,
+    catalogUrl: c.CATALOG_URL,
+    indexBuildAttempts: c.INDEX_BUILD_ATTEMPTS,
+    workerConcurrency: c.WORKER_CONCURRENCY,
   };
 }
 

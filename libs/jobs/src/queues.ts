@@ -2,12 +2,20 @@ import type { ConnectionOptions } from 'bullmq';
 
 /** Queue names shared by the API (producers) and the workers (processors). */
 export const QUEUES = {
-  maintenance: 'maintenance',
+  indexBuilds: 'index-builds',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
-/** BullMQ connection options from a redis:// URL; no retries per request so a Redis outage fails fast. */
+/** What a worker needs to build one index: the rest is in the catalog, under the transaction. */
+export interface IndexBuildJob {
+  database: string;
+  transactionId: string;
+  table: string[];
+  indexName: string;
+}
+
+/** BullMQ connection options from a redis:// URL; requests fail fast while Redis is away. */
 export function redisConnection(url: string): ConnectionOptions {
   const u = new URL(url);
   return {

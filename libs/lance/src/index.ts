@@ -6,3 +6,4 @@ export * from './lance-tables';
 export * from './manifest-stats';
 export * from './arrow-ipc';
 export * from './lance-query';
+export * from './index-config';

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject } from '@nestjs/common';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import { EventStore } from '@app/event-store';
-import { EVENT_STORE } from '../tokens';
+import { EVENT_STORE } from '@app/core';
 
 @Controller()
 export class HealthController {

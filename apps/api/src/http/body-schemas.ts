@@ -173,3 +173,37 @@ export const queryTableBody = z.object({
         : undefined,
     ),
 });
+
+const positive = z.number().int().min(1).max(1_000_000_000);
+export const createIndexBody = z.object({
+  ...common,
+  branch: z.string().nullish(),
+  column: z.string().min(1),
+  index_type: z.string().min(1),
+  name: z.string().min(1).nullish(),
+  distance_type: z.string().nullish(),
+  num_partitions: positive.nullish(),
+  num_sub_vectors: positive.nullish(),
+  num_bits: positive.nullish(),
+  sample_rate: positive.nullish(),
+  max_iterations: positive.nullish(),
+  target_partition_size: positive.nullish(),
+  m: positive.nullish(),
+  ef_construction: positive.nullish(),
+  with_position: z.boolean().nullish(),
+  base_tokenizer: z.string().nullish(),
+  language: z.string().nullish(),
+  max_token_length: positive.nullish(),
+  lower_case: z.boolean().nullish(),
+  stem: z.boolean().nullish(),
+  remove_stop_words: z.boolean().nullish(),
+  ascii_folding: z.boolean().nullish(),
+});
+export const listIndicesBody = z.object({
+  ...common,
+  version: version.nullish(),
+  branch: z.string().nullish(),
+  page_token: z.string().nullish(),
+  limit: positive.nullish(),
+});
+export const indexNameBody = z.object({ ...common, version: version.nullish(), index_name: z.string().nullish() });

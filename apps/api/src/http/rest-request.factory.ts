@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import type { FastifyRequest } from 'fastify';
-import { APP_CONFIG } from '../tokens';
+import { APP_CONFIG } from '@app/core';
 import { RestRequest } from './rest-request';
 
 @Injectable()

@@ -5,6 +5,7 @@ import {
   CreateTableService,
   DataService,
   HistoryService,
+  IndexService,
   NamespaceService,
   TableService,
   TransactionService,
@@ -14,6 +15,7 @@ import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
 import { LanceTables, ManifestFinaliser, Warehouse } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
+import { BullIndexQueue } from './bull-index-queue';
 import { APP_CONFIG, EVENT_STORE } from './tokens';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
@@ -34,10 +36,8 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) =>
         new LanceTables({
-          selfUrl: () => {
-            if (!c.selfUrl) throw new Error('the server address is not known yet');
-            return c.selfUrl;
-          },
+          // The API reaches itself; a worker on its own reaches the API it is configured with.
+          selfUrl: () => c.selfUrl ?? c.catalogUrl,
         }),
     },
     {
@@ -74,6 +74,16 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables) => new DataService(w, p, l),
     },
     {
+      provide: BullIndexQueue,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new BullIndexQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
+    },
+    {
+      provide: IndexService,
+      inject: [CatalogWriter, ProjectionRegistry, DataService, BullIndexQueue],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullIndexQueue) => new IndexService(w, p, d, q),
+    },
+    {
       provide: CreateTableService,
       inject: [TableService, DataService],
       useFactory: (t: TableService, d: DataService) => new CreateTableService(t, d),
@@ -94,15 +104,19 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     HistoryService,
     DataService,
     CreateTableService,
+    IndexService,
+    BullIndexQueue,
   ],
 })
 export class CatalogModule implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly lance: LanceTables,
+    private readonly indexQueue: BullIndexQueue,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.indexQueue.close().catch(() => undefined);
     await this.lance.close();
     await this.store.close();
   }

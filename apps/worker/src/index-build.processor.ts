@@ -1,0 +1,83 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, OnModuleInit } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { APP_CONFIG } from '@app/core';
+import { Job, UnrecoverableError } from 'bullmq';
+import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
+import { DataService, IndexService, RequestContext } from '@app/application';
+import { IndexBuildJob, QUEUES } from '@app/jobs';
+import { IndexParams, lanceIndexConfig } from '@app/lance';
+
+const FINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
+
+/**
+ * Builds one index per job. The transaction is the source of truth: a canceled or finished
+ * transaction is skipped, a crash leaves the job to BullMQ's stalled-job retry, and the last failed
+ * attempt marks the transaction Failed with the reason.
+ */
+@Processor(QUEUES.indexBuilds)
+export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
+  private readonly logger = new Logger('index-builds');
+
+  constructor(
+    private readonly indexes: IndexService,
+    private readonly data: DataService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  onModuleInit(): void {
+    this.worker.concurrency = this.config.workerConcurrency;
+  }
+
+  async process(job: Job<IndexBuildJob>): Promise<string> {
+    const ctx = contextOf(job.data);
+    const build = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId).catch((e) => {
+      throw new UnrecoverableError(`the index request is gone: ${(e as Error).message}`);
+    });
+    if (FINAL.has(build.status)) return `skipped: transaction is ${build.status}`;
+    await this.indexes.setStatus(ctx, job.data.transactionId, 'Running', {
+      started_at: new Date().toISOString(),
+      attempt: String(job.attemptsMade + 1),
+    });
+    const type = build.index.indexType as IndexType;
+    const params = build.index.params as IndexParams;
+    const table = await this.data.open(ctx, build.table);
+    let detail: Record<string, string>;
+    try {
+      await table.createIndex(build.index.columns[0], { config: lanceIndexConfig(type, params), name: build.index.name, replace: false });
+      detail = { table_version: String(await table.version()) };
+    } catch (e) {
+      if (e instanceof CatalogError && e.code !== ErrorCode.ServiceUnavailable) throw new UnrecoverableError(e.message);
+      // Lance refusing the request itself will refuse it again: retrying only delays the answer.
+      if (e instanceof Error && /schema error|invalid user input|invalid input|not supported/i.test(e.message)) throw new UnrecoverableError(e.message);
+      throw e;
+    } finally {
+      table.close();
+    }
+    const after = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId);
+    if (after.status === 'Canceled') {
+      await this.indexes.dropTableIndex(ctx, job.data.table, job.data.indexName).catch(() => undefined);
+      return 'canceled during the build; the built index was dropped';
+    }
+    await this.indexes.setStatus(ctx, job.data.transactionId, 'Succeeded', { ...detail, finished_at: new Date().toISOString() });
+    return 'built';
+  }
+
+  @OnWorkerEvent('failed')
+  async onFailed(job: Job<IndexBuildJob> | undefined, error: Error): Promise<void> {
+    if (!job) return;
+    const exhausted = error instanceof UnrecoverableError || error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    this.logger.warn(`index build ${job.data.transactionId} attempt ${job.attemptsMade} failed: ${error.message}`);
+    if (!exhausted) return;
+    const ctx = contextOf(job.data);
+    await this.indexes
+      .setStatus(ctx, job.data.transactionId, 'Failed', { reason: error.message.slice(0, 1000), finished_at: new Date().toISOString() })
+      .catch((e) => this.logger.warn(`could not mark ${job.data.transactionId} failed: ${(e as Error).message}`));
+  }
+}
+
+function contextOf(job: IndexBuildJob): RequestContext {
+  return { database: job.database, context: { origin: 'worker' }, delimiter: '$' };
+}

@@ -1,0 +1,186 @@
+import {
+  AlterTransactionAction,
+  CatalogError,
+  ErrorCode,
+  IndexType,
+  ObjectId,
+  PageRequest,
+  Properties,
+  TransactionStatus,
+  decideAlterTransaction,
+  decideDropTableIndex,
+  decideRequestTableIndex,
+  indexStatusOf,
+  requireIndex,
+  requireTable,
+  takePage,
+} from '@app/catalog';
+import { IndexParams, checkIndexColumn, checkIndexParams } from '@app/lance';
+import { ProjectionRegistry } from '@app/projections';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { DataService } from './data-service';
+import { IndexQueue } from './index-queue.port';
+import { lanceInputError } from './lance-errors';
+import { RequestContext } from './request-context';
+
+interface IndexListing {
+  index_name: string;
+  index_uuid: string;
+  columns: string[];
+  status: string;
+  index_type?: string;
+}
+
+/**
+ * Index builds are transactions: the request is recorded (Queued) and handed to a worker; the
+ * worker moves the transaction through Running to Succeeded or Failed.
+ */
+export class IndexService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly data: DataService,
+    private readonly queue: IndexQueue,
+  ) {}
+
+  async createTableIndex(
+    ctx: RequestContext,
+    req: { id: ObjectId; name?: string; column: string; indexType: IndexType; params: IndexParams },
+  ) {
+    checkIndexParams(req.indexType, req.params);
+    const table = await this.data.table(ctx, req.id);
+    const dataset = await this.data.open(ctx, table);
+    try {
+      checkIndexColumn(req.indexType, await dataset.schema(), req.column);
+      if (req.name && (await dataset.listIndices()).some((i) => i.name === req.name)) {
+        throw new CatalogError(ErrorCode.TableIndexAlreadyExists, `index '${req.name}' already exists`);
+      }
+    } finally {
+      dataset.close();
+    }
+    await this.queue.ping().catch(() => {
+      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the build queue is unavailable; retry later');
+    });
+    const { transactionId, indexName } = await this.writer.execute(ctx, 'CreateTableIndex', (view) => {
+      const events = decideRequestTableIndex(view, {
+        id: req.id,
+        indexName: req.name,
+        column: req.column,
+        indexType: req.indexType,
+        params: req.params as Record<string, unknown>,
+      });
+      const name = (events[0].data as { indexName: string }).indexName;
+      return { events, result: (id) => ({ transactionId: id!, indexName: name }) };
+    });
+    try {
+      await this.queue.enqueue({ database: ctx.database, transactionId, table: [...req.id], indexName });
+    } catch (e) {
+      await this.setStatus(ctx, transactionId, 'Failed', { reason: `the build could not be queued: ${(e as Error).message}` });
+      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the build queue is unavailable; retry later');
+    }
+    return { transaction_id: transactionId, index_name: indexName };
+  }
+
+  /** Indexes the catalog is building or built, and any a client built itself, in name order. */
+  async listTableIndices(ctx: RequestContext, req: { id: ObjectId; version?: number; page: PageRequest }) {
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const table = await this.data.table(ctx, req.id, req.version);
+    const listed = new Map<string, IndexListing>();
+    for (const index of table.indexes.values()) {
+      listed.set(index.name, {
+        index_name: index.name,
+        index_uuid: '',
+        columns: index.columns,
+        status: indexStatusOf(view, index),
+        index_type: index.indexType,
+      });
+    }
+    if (!(await this.data.isOnlyDeclared(table))) {
+      const dataset = await this.data.open(ctx, table, req.version);
+      try {
+        for (const built of await dataset.listIndices()) {
+          const known = listed.get(built.name);
+          listed.set(built.name, {
+            index_name: built.name,
+            index_uuid: '',
+            columns: built.columns,
+            status: known?.status === 'canceled' ? 'canceled' : 'ready',
+            index_type: known?.index_type ?? built.indexType,
+          });
+        }
+      } finally {
+        dataset.close();
+      }
+    }
+    const ordered = [...listed.values()]
+      .filter((i) => req.page.pageToken === undefined || i.index_name > req.page.pageToken)
+      .sort((a, b) => (a.index_name < b.index_name ? -1 : 1));
+    const page = takePage(ordered, req.page.limit, (i) => i.index_name);
+    return { indexes: page.items, page_token: page.pageToken };
+  }
+
+  async describeIndexStats(ctx: RequestContext, id: ObjectId, name: string, version?: number) {
+    const table = await this.data.table(ctx, id, version);
+    const dataset = await this.data.open(ctx, table, version);
+    try {
+      const stats = await dataset.indexStats(name).catch((e) => {
+        throw lanceInputError(e, 'reading index statistics failed');
+      });
+      if (!stats) {
+        const pending = table.indexes.get(name);
+        if (!pending) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
+        return { index_type: pending.indexType, num_indexed_rows: 0, num_unindexed_rows: await dataset.countRows(), num_indices: 0 };
+      }
+      return {
+        index_type: stats.indexType,
+        ...(stats.distanceType ? { distance_type: stats.distanceType } : {}),
+        num_indexed_rows: stats.numIndexedRows,
+        num_unindexed_rows: stats.numUnindexedRows,
+        num_indices: stats.numIndices ?? 1,
+      };
+    } finally {
+      dataset.close();
+    }
+  }
+
+  async dropTableIndex(ctx: RequestContext, id: ObjectId, name: string) {
+    const table = await this.data.table(ctx, id);
+    let built = false;
+    if (!(await this.data.isOnlyDeclared(table))) {
+      const dataset = await this.data.open(ctx, table);
+      try {
+        built = (await dataset.listIndices()).some((i) => i.name === name);
+        if (built) await dataset.dropIndex(name);
+      } catch (e) {
+        throw lanceInputError(e, 'dropping the index failed');
+      } finally {
+        dataset.close();
+      }
+    }
+    if (!built && !table.indexes.has(name)) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
+    return this.writer.execute(ctx, 'DropTableIndex', (view) => ({
+      events: view.table(id)?.indexes.has(name) ? decideDropTableIndex(view, id, name) : [],
+      result: (transactionId) => ({ transaction_id: transactionId }),
+    }));
+  }
+
+  /** The worker's view of a build: the index request and its transaction's status. */
+  async buildOf(ctx: RequestContext, id: ObjectId, name: string, transactionId: string) {
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const table = requireTable(view, id);
+    const index = requireIndex(view, id, name);
+    if (index.transactionId !== transactionId) throw new CatalogError(ErrorCode.TransactionNotFound, 'the index was requested again since');
+    return { table, index, status: view.transaction(transactionId)!.status };
+  }
+
+  async setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Properties = {}) {
+    const actions: AlterTransactionAction[] = [
+      { kind: 'setStatus', status },
+      ...Object.entries(properties).map(([key, value]) => ({ kind: 'setProperty' as const, key, value, mode: 'Overwrite' as const })),
+    ];
+    await this.writer.execute(ctx, 'AlterTransaction', (view) => ({
+      events: decideAlterTransaction(view, transactionId, actions),
+      result: () => undefined,
+    }));
+  }
+}

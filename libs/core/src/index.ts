@@ -1,0 +1,4 @@
+export * from './tokens';
+export * from './config.module';
+export * from './catalog.module';
+export * from './bull-index-queue';

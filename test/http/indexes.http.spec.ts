@@ -1,0 +1,161 @@
+import { Api } from '../support/http';
+import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
+import { RunningServer, startServer, tempDataDir } from '../support/server';
+
+describe('asynchronous index builds (API and worker in one process)', () => {
+  let server: RunningServer;
+  let api: Api;
+  const settle = (id: string) =>
+    waitFor(
+      () => api.post(`/v1/transaction/${id}/describe`, {}),
+      (r) => ['Succeeded', 'Failed', 'Canceled'].includes(r.body.status),
+    ).then((r) => r.body);
+
+  beforeAll(async () => {
+    server = await startServer();
+    api = new Api(server.url);
+    await api.post('/v1/namespace/ix/create', {});
+    const created = await api.send('POST', '/v1/table/ix%24t/create', arrowStream(sampleTable(0, 600)), ARROW_STREAM);
+    expect(created.status).toBe(200);
+  });
+  afterAll(() => server?.stop());
+
+  it.each([
+    ['IVF_PQ', 'vector', { num_partitions: 2, num_sub_vectors: 2, distance_type: 'l2' }],
+    ['IVF_FLAT', 'vector', { num_partitions: 2, distance_type: 'cosine' }],
+    ['IVF_HNSW_SQ', 'vector', { num_partitions: 1, m: 8, ef_construction: 50 }],
+    ['IVF_HNSW_PQ', 'vector', { num_partitions: 1, num_sub_vectors: 2 }],
+    ['BTREE', 'id', {}],
+    ['BITMAP', 'category', {}],
+    ['LABEL_LIST', 'labels', {}],
+    ['FTS', 'text', { with_position: true, base_tokenizer: 'simple', language: 'English', lower_case: true, stem: true, remove_stop_words: true, ascii_folding: true, max_token_length: 40 }],
+  ])('builds %s on a worker: Queued → Running → Succeeded', async (type, column, options) => {
+    const name = `${type.toLowerCase()}_${column}`;
+    const res = await api.post('/v1/table/ix%24t/create_index', { column, index_type: type, name, ...options });
+    expect(res.status).toBe(200);
+    expect(typeof res.body.transaction_id).toBe('string');
+    const final = await settle(res.body.transaction_id);
+    expect(final).toMatchObject({ status: 'Succeeded', properties: { operation: 'CreateTableIndex', index_name: name, index_type: type } });
+    const history = await api.get(`/v1/history/transaction/${res.body.transaction_id}`);
+    const statuses = history.body.events.map((e: any) => (e.type === 'TableIndexRequested' ? 'Queued' : e.data.status)).filter(Boolean);
+    expect(statuses).toEqual(['Queued', 'Running', 'Succeeded']);
+    const listed = await api.post('/v1/table/ix%24t/index/list', {});
+    expect(listed.body.indexes).toContainEqual(expect.objectContaining({ index_name: name, columns: [column], status: 'ready' }));
+    const stats = await api.post(`/v1/table/ix%24t/index/${name}/stats`, {});
+    expect(stats.status).toBe(200);
+    expect(stats.body.num_indexed_rows).toBe(600);
+  });
+
+  it('uses the built indexes in queries: full-text search and filters', async () => {
+    const res = await fetch(`${server.url}/v1/table/ix%24t/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ k: 5, full_text_query: { string_query: { query: 'cherry', columns: ['text'] } }, columns: { column_names: ['id', 'text'] } }),
+    });
+    expect(res.status).toBe(200);
+    const { tableFromIPC } = await import('apache-arrow');
+    const rows = tableFromIPC(new Uint8Array(await res.arrayBuffer())).toArray().map((r) => r.toJSON());
+    expect(rows).toHaveLength(5);
+    for (const row of rows) expect(String(row.text)).toContain('cherry');
+  });
+
+  it('names an index automatically and pages the list', async () => {
+    const res = await api.post('/v1/table/ix%24t/create_scalar_index', { column: 'id', index_type: 'btree' });
+    expect(res.body.index_name).toBe('id_idx');
+    await settle(res.body.transaction_id);
+    const first = await api.post('/v1/table/ix%24t/index/list?limit=2', {});
+    expect(first.body.indexes).toHaveLength(2);
+    const next = await api.post(`/v1/table/ix%24t/index/list?limit=100&page_token=${first.body.page_token}`, {});
+    expect(next.body.indexes.length).toBe(7);
+    expect(next.body.page_token).toBeNull();
+  });
+
+  it('refuses bad requests before queueing anything', async () => {
+    const cases: Array<[object, number, number]> = [
+      [{ column: 'vector', index_type: 'SUPER_FAST' }, 400, 13],
+      [{ column: 'vector', index_type: 'IVF_PQ', with_position: true }, 400, 13],
+      [{ column: 'vector', index_type: 'IVF_PQ', num_partitions: -2 }, 400, 13],
+      [{ column: 'vector', index_type: 'IVF_PQ', distance_type: 'manhattan' }, 400, 13],
+      [{ column: 'nope', index_type: 'BTREE' }, 404, 12],
+      [{ column: 'text', index_type: 'IVF_PQ' }, 400, 13],
+      [{ column: 'vector', index_type: 'FTS' }, 400, 13],
+      [{ column: 'id', index_type: 'BTREE', name: 'btree_id' }, 409, 7],
+      [{ column: 'vector', index_type: 'IVF_SQ' }, 406, 0],
+      [{ index_type: 'BTREE' }, 400, 13],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await api.post('/v1/table/ix%24t/create_index', body);
+      expect([res.status, res.body.code, JSON.stringify(body)]).toEqual([status, code, JSON.stringify(body)]);
+    }
+    const missing = await api.post('/v1/table/ix%24ghost/create_index', { column: 'id', index_type: 'BTREE' });
+    expect([missing.status, missing.body.code]).toEqual([404, 4]);
+  });
+
+  it('marks a build that Lance refuses as Failed, with the reason', async () => {
+    const res = await api.post('/v1/table/ix%24t/create_index', { column: 'vector', index_type: 'IVF_PQ', name: 'bad_pq', num_sub_vectors: 3 });
+    expect(res.status).toBe(200);
+    const final = await settle(res.body.transaction_id);
+    expect(final.status).toBe('Failed');
+    expect(final.properties.reason.length).toBeGreaterThan(0);
+    const listed = await api.post('/v1/table/ix%24t/index/list', {});
+    expect(listed.body.indexes).toContainEqual(expect.objectContaining({ index_name: 'bad_pq', status: 'failed' }));
+    const again = await api.post('/v1/table/ix%24t/create_index', { column: 'vector', index_type: 'IVF_PQ', name: 'bad_pq', num_sub_vectors: 2, num_partitions: 2 });
+    expect(again.status).toBe(200);
+    expect((await settle(again.body.transaction_id)).status).toBe('Succeeded');
+  });
+
+  it('drops an index', async () => {
+    const dropped = await api.post('/v1/table/ix%24t/index/bitmap_category/drop', {});
+    expect(dropped.status).toBe(200);
+    const listed = await api.post('/v1/table/ix%24t/index/list', {});
+    expect(listed.body.indexes.map((i: any) => i.index_name)).not.toContain('bitmap_category');
+    const missing = await api.post('/v1/table/ix%24t/index/bitmap_category/drop', {});
+    expect([missing.status, missing.body.code]).toEqual([404, 6]);
+    const noStats = await api.post('/v1/table/ix%24t/index/bitmap_category/stats', {});
+    expect([noStats.status, noStats.body.code]).toEqual([404, 6]);
+  });
+});
+
+describe('index builds with the worker in a separate process', () => {
+  const dataDir = tempDataDir();
+  const env = { QUEUE_PREFIX: `sep-${Date.now()}` };
+  let apiServer: RunningServer;
+  let worker: RunningServer | undefined;
+  let api: Api;
+
+  beforeAll(async () => {
+    apiServer = await startServer({ dataDir, entry: 'api', env });
+    api = new Api(apiServer.url);
+    await api.send('POST', '/v1/table/w/create', arrowStream(sampleTable(0, 300)), ARROW_STREAM);
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await apiServer?.stop();
+  });
+
+  it('keeps a build Queued without a worker, lets it be canceled, and a worker then skips it', async () => {
+    const canceled = await api.post('/v1/table/w/create_index', { column: 'id', index_type: 'BTREE', name: 'canceled_idx' });
+    const queued = await api.post('/v1/table/w/create_index', { column: 'vector', index_type: 'IVF_FLAT', name: 'later_idx', num_partitions: 2 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await api.post(`/v1/transaction/${canceled.body.transaction_id}/describe`, {})).body.status).toBe('Queued');
+    const cancel = await api.post(`/v1/transaction/${canceled.body.transaction_id}/alter`, { actions: [{ setStatusAction: { status: 'canceled' } }] });
+    expect(cancel.body.status).toBe('Canceled');
+
+    worker = await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url } });
+    const done = await waitFor(
+      () => api.post(`/v1/transaction/${queued.body.transaction_id}/describe`, {}),
+      (r) => r.body.status === 'Succeeded' || r.body.status === 'Failed',
+    );
+    expect(done.body.status).toBe('Succeeded');
+    expect((await api.post(`/v1/transaction/${canceled.body.transaction_id}/describe`, {})).body.status).toBe('Canceled');
+    const listed = await api.post('/v1/table/w/index/list', {});
+    expect(listed.body.indexes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ index_name: 'later_idx', status: 'ready' }),
+        expect.objectContaining({ index_name: 'canceled_idx', status: 'canceled' }),
+      ]),
+    );
+    const refused = await api.post(`/v1/transaction/${canceled.body.transaction_id}/alter`, { actions: [{ setStatusAction: { status: 'Running' } }] });
+    expect([refused.status, refused.body.code]).toEqual([409, 19]);
+  });
+});
