@@ -6,6 +6,8 @@ import { ConfigModule } from '@app/core';
 import { DataController } from './controllers/data.controller';
 import { HealthController } from './controllers/health.controller';
 import { IndexController } from './controllers/index.controller';
+import { MutationController } from './controllers/mutation.controller';
+import { TagController } from './controllers/tag.controller';
 import { HistoryController } from './controllers/history.controller';
 import { NamespaceController } from './controllers/namespace.controller';
 import { TableController } from './controllers/table.controller';
@@ -27,6 +29,8 @@ export class ApiModule {
         VersionController,
         DataController,
         IndexController,
+        MutationController,
+        TagController,
         TransactionController,
         HistoryController,
       ],

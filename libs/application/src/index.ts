@@ -12,3 +12,5 @@ export * from './lance-errors';
 export * from './create-table-service';
 export * from './index-queue.port';
 export * from './index-service';
+export * from './data-mutation-service';
+export * from './tag-service';

@@ -50,6 +50,7 @@ export type CatalogEvent =
       type: 'TableIndexRequested';
       data: TableRef & { indexName: string; columns: string[]; indexType: string; params: Record<string, unknown> };
     }
+  | { type: 'TableTagChanged'; data: TableRef & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number } }
   | { type: 'TableIndexDropped'; data: TableRef & { indexName: string } }
   | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number } }
   | {
@@ -94,5 +95,6 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableDataChanged',
   'TableIndexRequested',
   'TableIndexDropped',
+  'TableTagChanged',
   'TransactionAltered',
 ];

@@ -92,6 +92,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       store.tableForUpdate(event.data.table)?.indexes.delete(event.data.indexName);
       return;
     case 'TableRestored':
+    case 'TableTagChanged':
     case 'TableDataChanged':
       // The restored content arrives as its own TableVersionCreated; this event is the audit record.
       return;

@@ -166,3 +166,17 @@ export function decideRecordTableDataChanged(view: CatalogView, cmd: RecordTable
     },
   ];
 }
+
+/** The audit record of a tag change (Lance keeps the tag itself in the dataset). */
+export function decideRecordTableTagChanged(
+  view: CatalogView,
+  cmd: { id: ObjectId; tag: string; change: 'created' | 'updated' | 'deleted'; version?: number },
+): CatalogEvent[] {
+  const table = requireTable(view, cmd.id);
+  return [
+    {
+      type: 'TableTagChanged',
+      data: { table: table.id, tableUuid: table.uuid, tag: cmd.tag, change: cmd.change, ...(cmd.version !== undefined ? { version: cmd.version } : {}) },
+    },
+  ];
+}

@@ -3,11 +3,13 @@ import {
   BatchCommitService,
   CatalogWriter,
   CreateTableService,
+  DataMutationService,
   DataService,
   HistoryService,
   IndexService,
   NamespaceService,
   TableService,
+  TagService,
   TransactionService,
   VersionService,
 } from '@app/application';
@@ -83,6 +85,12 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       inject: [CatalogWriter, ProjectionRegistry, DataService, BullIndexQueue],
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullIndexQueue) => new IndexService(w, p, d, q),
     },
+    { provide: DataMutationService, inject: [DataService], useFactory: (d: DataService) => new DataMutationService(d) },
+    {
+      provide: TagService,
+      inject: [DataService, CatalogWriter],
+      useFactory: (d: DataService, w: CatalogWriter) => new TagService(d, w),
+    },
     {
       provide: CreateTableService,
       inject: [TableService, DataService],
@@ -106,6 +114,8 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     CreateTableService,
     IndexService,
     BullIndexQueue,
+    DataMutationService,
+    TagService,
   ],
 })
 export class CatalogModule implements OnApplicationShutdown {

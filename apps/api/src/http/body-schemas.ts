@@ -207,3 +207,40 @@ export const listIndicesBody = z.object({
   limit: positive.nullish(),
 });
 export const indexNameBody = z.object({ ...common, version: version.nullish(), index_name: z.string().nullish() });
+
+export const updateBody = z.object({
+  ...common,
+  branch: z.string().nullish(),
+  predicate: z.string().nullish(),
+  updates: z.array(z.tuple([z.string().min(1), z.string().min(1)])).min(1),
+  properties: stringMap.nullish(),
+});
+export const deleteBody = z.object({ ...common, branch: z.string().nullish(), predicate: z.string() });
+export const addColumnsBody = z.object({
+  ...common,
+  branch: z.string().nullish(),
+  new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().nullish() })).min(1),
+});
+export const alterColumnsBody = z.object({
+  ...common,
+  branch: z.string().nullish(),
+  alterations: z
+    .array(
+      z.object({
+        path: z.string().min(1),
+        rename: z.string().min(1).nullish(),
+        nullable: z.boolean().nullish(),
+        data_type: z.union([z.string().min(1), z.object({ type: z.string().min(1) })]).nullish(),
+      }),
+    )
+    .min(1),
+});
+export const dropColumnsBody = z.object({ ...common, branch: z.string().nullish(), columns: z.array(z.string().min(1)).min(1) });
+export const updateFieldMetadataBody = z.object({
+  ...common,
+  branch: z.string().nullish(),
+  updates: z.array(z.object({ path: z.string().min(1), metadata: z.record(z.string(), z.string().nullable()), replace: z.boolean().nullish() })).min(1),
+});
+export const listTagsBody = z.object({ ...common, page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() });
+export const tagBody = z.object({ ...common, tag: z.string().min(1) });
+export const tagVersionBody = z.object({ ...common, tag: z.string().min(1), version, branch: z.string().nullish() });

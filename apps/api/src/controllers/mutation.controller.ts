@@ -1,0 +1,128 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { CatalogError, ErrorCode, requireTableId } from '@app/catalog';
+import { DataMutationService } from '@app/application';
+import { readArrowStream } from '@app/lance';
+import type { FastifyRequest } from 'fastify';
+import {
+  addColumnsBody,
+  alterColumnsBody,
+  deleteBody,
+  dropColumnsBody,
+  parseBody,
+  plainBody,
+  updateBody,
+  updateFieldMetadataBody,
+} from '../http/body-schemas';
+import { RestRequest } from '../http/rest-request';
+import { RestRequests } from '../http/rest-request.factory';
+import { refuseBranch } from './table.controller';
+
+const ID = 3;
+
+@Controller('v1/table')
+export class MutationController {
+  constructor(
+    private readonly rest: RestRequests,
+    private readonly mutations: DataMutationService,
+  ) {}
+
+  /** The body is the Arrow stream; the matching options are query parameters. */
+  @Post(':id/merge_insert')
+  @HttpCode(200)
+  mergeInsert(@Req() req: FastifyRequest) {
+    const r = this.rest.of(req);
+    refuseBranch(r.queryString('branch'));
+    const on = (r.queryString('on') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+    return this.mutations.mergeInsert(r.context(), requireTableId(r.pathId(ID)), readArrowStream(req.body), {
+      on,
+      whenMatchedUpdateAll: r.queryBool('when_matched_update_all', false),
+      whenMatchedUpdateAllFilter: r.queryString('when_matched_update_all_filt') || undefined,
+      whenNotMatchedInsertAll: r.queryBool('when_not_matched_insert_all', false),
+      whenNotMatchedBySourceDelete: r.queryBool('when_not_matched_by_source_delete', false),
+      whenNotMatchedBySourceDeleteFilter: r.queryString('when_not_matched_by_source_delete_filt') || undefined,
+      timeoutMs: r.queryInt('timeout', 1),
+      useIndex: r.queryString('use_index') === undefined ? undefined : r.queryBool('use_index', true),
+    });
+  }
+
+  @Post(':id/update')
+  @HttpCode(200)
+  update(@Req() req: FastifyRequest) {
+    const { r, body, id } = this.parse(req, updateBody);
+    return this.mutations.update(r.context(body.context), id, body.predicate ?? undefined, body.updates as Array<[string, string]>);
+  }
+
+  @Post(':id/delete')
+  @HttpCode(200)
+  delete(@Req() req: FastifyRequest) {
+    const { r, body, id } = this.parse(req, deleteBody);
+    return this.mutations.delete(r.context(body.context), id, body.predicate);
+  }
+
+  @Post(':id/add_columns')
+  @HttpCode(200)
+  addColumns(@Req() req: FastifyRequest) {
+    const { r, body, id } = this.parse(req, addColumnsBody);
+    const columns = body.new_columns.map((c) => {
+      if (!c.expression) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': only SQL-expression columns can be added here`);
+      return { name: c.name, expression: c.expression };
+    });
+    return this.mutations.addColumns(r.context(body.context), id, columns);
+  }
+
+  @Post(':id/alter_columns')
+  @HttpCode(200)
+  alterColumns(@Req() req: FastifyRequest) {
+    const { r, body, id } = this.parse(req, alterColumnsBody);
+    return this.mutations.alterColumns(
+      r.context(body.context),
+      id,
+      body.alterations.map((a) => ({
+        path: a.path,
+        ...(a.rename ? { rename: a.rename } : {}),
+        ...(a.nullable !== null && a.nullable !== undefined ? { nullable: a.nullable } : {}),
+        ...(a.data_type ? { dataType: typeof a.data_type === 'string' ? a.data_type : a.data_type.type } : {}),
+      })),
+    );
+  }
+
+  @Post(':id/drop_columns')
+  @HttpCode(200)
+  dropColumns(@Req() req: FastifyRequest) {
+    const { r, body, id } = this.parse(req, dropColumnsBody);
+    return this.mutations.dropColumns(r.context(body.context), id, body.columns);
+  }
+
+  @Post(':id/update_field_metadata')
+  @HttpCode(200)
+  updateFieldMetadata(@Req() req: FastifyRequest) {
+    const { r, body, id } = this.parse(req, updateFieldMetadataBody);
+    return this.mutations.updateFieldMetadata(
+      r.context(body.context),
+      id,
+      body.updates.map((u) => ({ path: u.path, metadata: u.metadata, ...(u.replace ? { replace: true } : {}) })),
+    );
+  }
+
+  /** Lance's JS library offers no way to rewrite schema-level metadata; say so plainly. */
+  @Post(':id/schema_metadata/update')
+  @HttpCode(200)
+  updateSchemaMetadata(@Req() req: FastifyRequest) {
+    this.rest.of(req).pathId(ID);
+    throw new CatalogError(ErrorCode.Unsupported, 'UpdateTableSchemaMetadata is not supported by the Lance library this server runs; use update_field_metadata');
+  }
+
+  @Post(':id/stats')
+  @HttpCode(200)
+  stats(@Req() req: FastifyRequest) {
+    const { r, body, id } = this.parse(req, plainBody);
+    return this.mutations.stats(r.context(body.context), id);
+  }
+
+  private parse<S extends Parameters<typeof parseBody>[0]>(req: FastifyRequest, schema: S) {
+    const r: RestRequest = this.rest.of(req);
+    const body = parseBody(schema, r.body()) as ReturnType<typeof parseBody<S>> & { context?: Record<string, string> | null; branch?: string | null };
+    refuseBranch(body.branch);
+    return { r, body, id: requireTableId(r.objectId(ID, body as { id?: unknown })) };
+  }
+}

@@ -1,0 +1,116 @@
+import * as arrow from 'apache-arrow';
+import { Api } from '../support/http';
+import { ARROW_STREAM, arrowStream, sampleTable } from '../support/arrow-data';
+import { RunningServer, startServer } from '../support/server';
+
+describe.each([
+  ['managed', true],
+  ['unmanaged', false],
+])('merge insert, update, delete, schema changes, stats and tags (%s)', (_mode, managed) => {
+  let server: RunningServer;
+  let api: Api;
+  const count = async (predicate?: string) => (await api.post('/v1/table/m/count_rows', predicate ? { predicate } : {})).body as number;
+
+  beforeAll(async () => {
+    server = await startServer({ entry: 'api', env: { MANAGED_VERSIONING: String(managed) } });
+    api = new Api(server.url);
+    expect((await api.send('POST', '/v1/table/m/create', arrowStream(sampleTable(0, 100)), ARROW_STREAM)).status).toBe(200);
+  });
+  afterAll(() => server?.stop());
+
+  it('merge-inserts by key: updates matches and inserts the rest', async () => {
+    const res = await api.send(
+      'POST',
+      '/v1/table/m/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true',
+      arrowStream(sampleTable(90, 20)),
+      ARROW_STREAM,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ num_updated_rows: 10, num_inserted_rows: 10, num_deleted_rows: 0, version: 2 });
+    expect(await count()).toBe(110);
+    const noAction = await api.send('POST', '/v1/table/m/merge_insert?on=id', arrowStream(sampleTable(0, 1)), ARROW_STREAM);
+    expect([noAction.status, (noAction.body as any).code]).toEqual([400, 13]);
+    const noKey = await api.send('POST', '/v1/table/m/merge_insert?when_not_matched_insert_all=true', arrowStream(sampleTable(0, 1)), ARROW_STREAM);
+    expect((noKey.body as any).code).toBe(13);
+  });
+
+  it('updates rows with SQL expressions and deletes by predicate', async () => {
+    const updated = await api.post('/v1/table/m/update', { predicate: 'id < 10', updates: [['category', "'updated'"]] });
+    expect(updated.body).toMatchObject({ updated_rows: 10, version: 3 });
+    expect(await count("category = 'updated'")).toBe(10);
+    const deleted = await api.post('/v1/table/m/delete', { predicate: 'id >= 100' });
+    expect(deleted.body).toMatchObject({ num_deleted_rows: 10, version: 4 });
+    expect(await count()).toBe(100);
+    for (const [path, body] of [
+      ['update', { updates: [] }],
+      ['delete', {}],
+      ['delete', { predicate: 'id >>> 3' }],
+    ] as const) {
+      const res = await api.post(`/v1/table/m/${path}`, body);
+      expect([res.status, res.body.code]).toEqual([400, 13]);
+    }
+    const unknown = await api.post('/v1/table/m/update', { predicate: 'id < 1', updates: [['nope', '1']] });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 12]);
+    expect(await count()).toBe(100);
+  });
+
+  it('adds, alters and drops columns, and updates field metadata', async () => {
+    const added = await api.post('/v1/table/m/add_columns', { new_columns: [{ name: 'double_id', expression: 'id * 2' }] });
+    expect(added.status).toBe(200);
+    const altered = await api.post('/v1/table/m/alter_columns', { alterations: [{ path: 'double_id', rename: 'twice' }] });
+    expect(altered.status).toBe(200);
+    const meta = await api.post('/v1/table/m/update_field_metadata', { updates: [{ path: 'twice', metadata: { unit: 'count' } }] });
+    expect(meta.status).toBe(200);
+    expect(meta.body.fields).toEqual([{ path: 'twice', metadata: { unit: 'count' } }]);
+    const described = await api.post('/v1/table/m/describe?load_detailed_metadata=true', {});
+    const twice = described.body.schema.fields.find((f: any) => f.name === 'twice');
+    expect(twice.metadata).toEqual({ unit: 'count' });
+    const dropped = await api.post('/v1/table/m/drop_columns', { columns: ['twice'] });
+    expect(dropped.status).toBe(200);
+    const after = await api.post('/v1/table/m/describe?load_detailed_metadata=true', {});
+    expect(after.body.schema.fields.map((f: any) => f.name)).not.toContain('twice');
+    const missing = await api.post('/v1/table/m/drop_columns', { columns: ['ghost'] });
+    expect([missing.status, missing.body.code]).toEqual([404, 12]);
+    const schemaMeta = await api.post('/v1/table/m/schema_metadata/update', { a: 'b' });
+    expect([schemaMeta.status, schemaMeta.body.code]).toEqual([406, 0]);
+  });
+
+  it('reports table statistics', async () => {
+    const stats = await api.post('/v1/table/m/stats', {});
+    expect(stats.status).toBe(200);
+    expect(stats.body).toMatchObject({ num_rows: 100, num_indices: 0 });
+    expect(stats.body.total_bytes).toBeGreaterThan(0);
+    expect(stats.body.fragment_stats.num_fragments).toBeGreaterThan(0);
+  });
+
+  it('creates, reads, moves, lists and deletes tags', async () => {
+    const created = await api.post('/v1/table/m/tags/create', { tag: 'first', version: 1 });
+    expect(created.status).toBe(200);
+    expect(typeof created.body.transaction_id).toBe('string');
+    expect((await api.post('/v1/table/m/tags/version', { tag: 'first' })).body).toEqual({ version: 1 });
+    expect((await api.post('/v1/table/m/tags/create', { tag: 'first', version: 2 })).body.code).toBe(9);
+    expect((await api.post('/v1/table/m/tags/create', { tag: 'bad', version: 99 })).body.code).toBe(11);
+    expect((await api.post('/v1/table/m/tags/create', { tag: '../x', version: 1 })).body.code).toBe(13);
+    await api.post('/v1/table/m/tags/create', { tag: 'second', version: 2 });
+    expect((await api.post('/v1/table/m/tags/update', { tag: 'first', version: 3 })).status).toBe(200);
+    const listed = await api.post('/v1/table/m/tags/list', {});
+    expect(Object.keys(listed.body.tags)).toEqual(['first', 'second']);
+    expect(listed.body.tags.first.version).toBe(3);
+    const paged = await api.post('/v1/table/m/tags/list?limit=1', {});
+    expect([Object.keys(paged.body.tags), paged.body.page_token]).toEqual([['first'], 'first']);
+    expect((await api.post('/v1/table/m/tags/delete', { tag: 'second' })).status).toBe(200);
+    const gone = await api.post('/v1/table/m/tags/version', { tag: 'second' });
+    expect([gone.status, gone.body.code]).toEqual([404, 8]);
+    const types = (await api.get('/v1/history/table/m')).body.events.map((e: any) => e.type);
+    expect(types.filter((t: string) => t === 'TableTagChanged')).toHaveLength(4);
+  });
+
+  it('reads the table as of a tag', async () => {
+    const res = await fetch(`${server.url}/v1/table/m/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ k: 1000, version: 1, columns: { column_names: ['id'] } }),
+    });
+    expect(arrow.tableFromIPC(new Uint8Array(await res.arrayBuffer())).numRows).toBe(100);
+  });
+});
