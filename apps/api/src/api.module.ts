@@ -4,6 +4,7 @@ import { AppConfig } from '@app/config';
 import { CatalogModule } from '@app/core';
 import { ConfigModule } from '@app/core';
 import { DataController } from './controllers/data.controller';
+import { EnterpriseController } from './controllers/enterprise.controller';
 import { HealthController } from './controllers/health.controller';
 import { IndexController } from './controllers/index.controller';
 import { MutationController } from './controllers/mutation.controller';
@@ -31,6 +32,7 @@ export class ApiModule {
         IndexController,
         MutationController,
         TagController,
+        EnterpriseController,
         TransactionController,
         HistoryController,
       ],

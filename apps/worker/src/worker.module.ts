@@ -4,6 +4,7 @@ import { AppConfig } from '@app/config';
 import { CatalogModule, ConfigModule } from '@app/core';
 import { QUEUES, redisConnection } from '@app/jobs';
 import { IndexBuildProcessor } from './index-build.processor';
+import { QueryAnalysisProcessor } from './query-analysis.processor';
 
 /** The worker role: BullMQ processors only. */
 @Module({})
@@ -15,9 +16,9 @@ export class WorkerModule {
         ConfigModule.forConfig(config),
         CatalogModule,
         BullModule.forRoot({ connection: redisConnection(config.redisUrl), prefix: config.queuePrefix }),
-        BullModule.registerQueue({ name: QUEUES.indexBuilds }),
+        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }),
       ],
-      providers: [IndexBuildProcessor],
+      providers: [IndexBuildProcessor, QueryAnalysisProcessor],
     };
   }
 }

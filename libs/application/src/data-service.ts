@@ -108,10 +108,27 @@ export class DataService {
 
   /** QueryTable: the matching rows as an Arrow table. */
   async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<arrow.Table> {
+    return this.withQuery(ctx, req, async (q) => (await q.toArrow()) as unknown as arrow.Table);
+  }
+
+  async explainQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }, verbose: boolean): Promise<string> {
+    return this.withQuery(ctx, req, (q) => q.explainPlan(verbose));
+  }
+
+  /** Runs the query and reports what it did; called on a worker. */
+  async analyzeQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<string> {
+    return this.withQuery(ctx, req, (q) => q.analyzePlan());
+  }
+
+  private async withQuery<T>(
+    ctx: RequestContext,
+    req: TableQuery & { id: ObjectId; version?: number },
+    run: (q: ReturnType<typeof buildLanceQuery>) => Promise<T>,
+  ): Promise<T> {
     const table = await this.table(ctx, req.id, req.version);
     const dataset = await this.open(ctx, table, req.version);
     try {
-      return (await buildLanceQuery(dataset, req).toArrow()) as unknown as arrow.Table;
+      return await run(buildLanceQuery(dataset, req));
     } catch (e) {
       throw lanceInputError(e, 'the query failed');
     } finally {

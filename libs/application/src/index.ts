@@ -14,3 +14,5 @@ export * from './index-queue.port';
 export * from './index-service';
 export * from './data-mutation-service';
 export * from './tag-service';
+export * from './query-analyzer.port';
+export * from './analysis-service';

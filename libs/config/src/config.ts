@@ -60,6 +60,7 @@ const schema = z.object({
     .refine((v) => /^https?:\/\/[^/]+$/.test(v), { message: 'CATALOG_URL must be a base URL without a path, such as http://api:2333' }),
   INDEX_BUILD_ATTEMPTS: int('INDEX_BUILD_ATTEMPTS', 3, 1, 100),
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 1, 1, 64),
+  ANALYZE_TIMEOUT_MS: int('ANALYZE_TIMEOUT_MS', 30_000, 100, 3_600_000),
   SELF_URL: z
     .string()
     .optional()
@@ -86,6 +87,7 @@ export interface AppConfig {
   catalogUrl: string;
   indexBuildAttempts: number;
   workerConcurrency: number;
+  analyzeTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     catalogUrl: c.CATALOG_URL,
     indexBuildAttempts: c.INDEX_BUILD_ATTEMPTS,
     workerConcurrency: c.WORKER_CONCURRENCY,
+    analyzeTimeoutMs: c.ANALYZE_TIMEOUT_MS,
   };
 }
 

@@ -1,5 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import {
+  AnalysisService,
   BatchCommitService,
   CatalogWriter,
   CreateTableService,
@@ -18,6 +19,7 @@ import { EventStore, createEventStore } from '@app/event-store';
 import { LanceTables, ManifestFinaliser, Warehouse } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { BullIndexQueue } from './bull-index-queue';
+import { BullQueryAnalyzer } from './bull-query-analyzer';
 import { APP_CONFIG, EVENT_STORE } from './tokens';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
@@ -85,6 +87,16 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       inject: [CatalogWriter, ProjectionRegistry, DataService, BullIndexQueue],
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullIndexQueue) => new IndexService(w, p, d, q),
     },
+    {
+      provide: BullQueryAnalyzer,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new BullQueryAnalyzer(c.redisUrl, c.queuePrefix, c.analyzeTimeoutMs),
+    },
+    {
+      provide: AnalysisService,
+      inject: [DataService, BullQueryAnalyzer],
+      useFactory: (d: DataService, a: BullQueryAnalyzer) => new AnalysisService(d, a),
+    },
     { provide: DataMutationService, inject: [DataService], useFactory: (d: DataService) => new DataMutationService(d) },
     {
       provide: TagService,
@@ -116,6 +128,7 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     BullIndexQueue,
     DataMutationService,
     TagService,
+    AnalysisService,
   ],
 })
 export class CatalogModule implements OnApplicationShutdown {
@@ -123,10 +136,12 @@ export class CatalogModule implements OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly lance: LanceTables,
     private readonly indexQueue: BullIndexQueue,
+    private readonly analyzer: BullQueryAnalyzer,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.indexQueue.close().catch(() => undefined);
+    await this.analyzer.close().catch(() => undefined);
     await this.lance.close();
     await this.store.close();
   }

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'bullmq';
 /** Queue names shared by the API (producers) and the workers (processors). */
 export const QUEUES = {
   indexBuilds: 'index-builds',
+  queryAnalysis: 'query-analysis',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -13,6 +14,20 @@ export interface IndexBuildJob {
   transactionId: string;
   table: string[];
   indexName: string;
+}
+
+/** AnalyzeTableQueryPlan runs the query on a worker; the API waits for the answer. */
+export interface QueryAnalysisJob {
+  database: string;
+  table: string[];
+  version?: number;
+  query: Record<string, unknown>;
+}
+
+/** A refusal travels back from a worker as JSON in the failure message, keeping its Lance code. */
+export interface JobRefusal {
+  code: number;
+  error: string;
 }
 
 /** BullMQ connection options from a redis:// URL; requests fail fast while Redis is away. */

@@ -1,10 +1,10 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { invalidInput, parseMode, requireTableId } from '@app/catalog';
-import { CREATE_TABLE_MODES, CreateTableService, DataService, INSERT_MODES } from '@app/application';
+import { AnalysisService, CREATE_TABLE_MODES, CreateTableService, DataService, INSERT_MODES } from '@app/application';
 import { readArrowStream, toArrowFile } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { countRowsBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
+import { countRowsBody, explainPlanBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
 import { refuseBranch } from './table.controller';
 
@@ -16,7 +16,36 @@ export class DataController {
     private readonly rest: RestRequests,
     private readonly data: DataService,
     private readonly creates: CreateTableService,
+    private readonly analysis: AnalysisService,
   ) {}
+
+  /** The answer is the plan as plain text. */
+  @Post(':id/explain_plan')
+  @HttpCode(200)
+  @Header('content-type', 'text/plain; charset=utf-8')
+  explainPlan(@Req() req: FastifyRequest) {
+    const r = this.rest.of(req);
+    const body = parseBody(explainPlanBody, r.body());
+    refuseBranch(body.branch ?? body.query.branch);
+    const { id: _i, context: _c, identity: _x, branch: _b, version, ...query } = body.query;
+    return this.data.explainQuery(
+      r.context(body.context),
+      { ...withoutNulls(query), id: requireTableId(r.objectId(ID, body)), version: version ?? undefined },
+      body.verbose ?? false,
+    );
+  }
+
+  /** Runs on a worker; the answer is the analysis as plain text, or 503 code 17 if none answers in time. */
+  @Post(':id/analyze_plan')
+  @HttpCode(200)
+  @Header('content-type', 'text/plain; charset=utf-8')
+  analyzePlan(@Req() req: FastifyRequest) {
+    const r = this.rest.of(req);
+    const body = parseBody(queryTableBody, r.body());
+    refuseBranch(body.branch);
+    const { id: _i, context, identity: _x, branch: _b, version, ...query } = body;
+    return this.analysis.analyze(r.context(context), { ...withoutNulls(query), id: requireTableId(r.objectId(ID, body)), version: version ?? undefined });
+  }
 
   @Post(':id/insert')
   @HttpCode(200)
