@@ -6,7 +6,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
 import { DataService, IndexService, RequestContext } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
-import { IndexParams, lanceIndexConfig } from '@app/lance';
+import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
 
 const FINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
 
@@ -46,8 +46,17 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     const table = await this.data.open(ctx, build.table);
     let detail: Record<string, string>;
     try {
-      await table.createIndex(build.index.columns[0], { config: lanceIndexConfig(type, params), name: build.index.name, replace: false });
-      detail = { table_version: String(await table.version()) };
+      if (type === 'HNSW') {
+        const meta = await buildHnsw(table, build.table.location, build.index.name, build.index.columns[0], {
+          distanceType: params.distance_type,
+          m: params.m,
+          efConstruction: params.ef_construction,
+        });
+        detail = { table_version: String(meta.tableVersion), indexed_rows: String(meta.rowIds.length) };
+      } else {
+        await table.createIndex(build.index.columns[0], { config: lanceIndexConfig(type, params), name: build.index.name, replace: false });
+        detail = { table_version: String(await table.version()) };
+      }
     } catch (e) {
       if (e instanceof CatalogError && e.code !== ErrorCode.ServiceUnavailable) throw new UnrecoverableError(e.message);
       // Lance refusing the request itself will refuse it again: retrying only delays the answer.

@@ -13,6 +13,7 @@ import {
 import { LanceTables, TableQuery, buildLanceQuery, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { HnswSearch } from './hnsw-search';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
 
@@ -30,6 +31,8 @@ export class DataService {
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
   ) {}
+
+  private readonly hnsw = new HnswSearch();
 
   async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
     const table = requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id);
@@ -106,34 +109,53 @@ export class DataService {
     }
   }
 
-  /** QueryTable: the matching rows as an Arrow table. */
+  /** QueryTable: the matching rows as an Arrow table (through a ready HNSW index when one fits). */
   async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<arrow.Table> {
+    const hnsw = await this.hnswFor(ctx, req);
+    if (hnsw) return (await this.withTable(ctx, req, (t) => this.hnsw.query(t, hnsw.table, hnsw.index, req))).rows;
     return this.withQuery(ctx, req, async (q) => (await q.toArrow()) as unknown as arrow.Table);
   }
 
   async explainQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }, verbose: boolean): Promise<string> {
+    const hnsw = await this.hnswFor(ctx, req);
+    if (hnsw) return this.hnsw.explain(hnsw.table, hnsw.index, req);
     return this.withQuery(ctx, req, (q) => q.explainPlan(verbose));
   }
 
   /** Runs the query and reports what it did; called on a worker. */
   async analyzeQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<string> {
+    const hnsw = await this.hnswFor(ctx, req);
+    if (hnsw) return (await this.withTable(ctx, req, (t) => this.hnsw.query(t, hnsw.table, hnsw.index, req))).plan;
     return this.withQuery(ctx, req, (q) => q.analyzePlan());
   }
 
-  private async withQuery<T>(
-    ctx: RequestContext,
-    req: TableQuery & { id: ObjectId; version?: number },
-    run: (q: ReturnType<typeof buildLanceQuery>) => Promise<T>,
-  ): Promise<T> {
+  /** The HNSW index that serves a query on the latest version, if any. */
+  private async hnswFor(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }) {
+    if (req.version !== undefined) return undefined;
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const table = await this.table(ctx, req.id);
+    const index = this.hnsw.indexFor(view, table, req);
+    return index ? { table, index } : undefined;
+  }
+
+  private async withTable<T>(ctx: RequestContext, req: { id: ObjectId; version?: number }, work: (t: LanceTable) => Promise<T>): Promise<T> {
     const table = await this.table(ctx, req.id, req.version);
     const dataset = await this.open(ctx, table, req.version);
     try {
-      return await run(buildLanceQuery(dataset, req));
+      return await work(dataset);
     } catch (e) {
       throw lanceInputError(e, 'the query failed');
     } finally {
       dataset.close();
     }
+  }
+
+  private withQuery<T>(
+    ctx: RequestContext,
+    req: TableQuery & { id: ObjectId; version?: number },
+    run: (q: ReturnType<typeof buildLanceQuery>) => Promise<T>,
+  ): Promise<T> {
+    return this.withTable(ctx, req, (t) => run(buildLanceQuery(t, req)));
   }
 
   /** Records a server-side write as an event; answers its transaction id. */

@@ -15,7 +15,7 @@ import {
   requireTable,
   takePage,
 } from '@app/catalog';
-import { IndexParams, checkIndexColumn, checkIndexParams } from '@app/lance';
+import { IndexParams, checkIndexColumn, checkIndexParams, readHnswMeta, removeHnsw } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataService } from './data-service';
@@ -126,6 +126,14 @@ export class IndexService {
       const stats = await dataset.indexStats(name).catch((e) => {
         throw lanceInputError(e, 'reading index statistics failed');
       });
+      const own = table.indexes.get(name);
+      if (!stats && own?.indexType === 'HNSW') {
+        const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+        const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(table.location, name) : undefined;
+        const rows = await dataset.countRows();
+        const indexed = meta ? Math.min(meta.rowIds.length, rows) : 0;
+        return { index_type: 'HNSW', ...(meta ? { distance_type: meta.space === 'ip' ? 'dot' : meta.space } : {}), num_indexed_rows: indexed, num_unindexed_rows: rows - indexed, num_indices: meta ? 1 : 0 };
+      }
       if (!stats) {
         const pending = table.indexes.get(name);
         if (!pending) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
@@ -158,6 +166,7 @@ export class IndexService {
       }
     }
     if (!built && !table.indexes.has(name)) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
+    if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(table.location, name);
     return this.writer.execute(ctx, 'DropTableIndex', (view) => ({
       events: view.table(id)?.indexes.has(name) ? decideDropTableIndex(view, id, name) : [],
       result: (transactionId) => ({ transaction_id: transactionId }),

@@ -17,9 +17,6 @@ export function parseIndexType(value: string): IndexType {
   if (found === 'IVF_SQ') {
     throw new CatalogError(ErrorCode.Unsupported, 'IVF_SQ cannot be built by the Lance library this server runs; use IVF_HNSW_SQ or IVF_PQ');
   }
-  if (found === 'HNSW') {
-    throw new CatalogError(ErrorCode.Unsupported, 'the standalone HNSW index is not available yet; use IVF_HNSW_SQ');
-  }
   return found;
 }
 

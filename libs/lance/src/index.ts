@@ -7,3 +7,4 @@ export * from './manifest-stats';
 export * from './arrow-ipc';
 export * from './lance-query';
 export * from './index-config';
+export * from './hnsw-index';

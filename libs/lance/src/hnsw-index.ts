@@ -1,0 +1,162 @@
+import * as lancedb from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
+import { HierarchicalNSW, SpaceName } from 'hnswlib-node';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { invalidInput } from '@app/catalog';
+
+/** What is stored beside the graph: which rows it holds, at which table version. */
+export interface HnswMeta {
+  column: string;
+  space: SpaceName;
+  dim: number;
+  m: number;
+  efConstruction: number;
+  tableVersion: number;
+  /** Label i of the graph is row id rowIds[i] (decimal strings: row ids are u64). */
+  rowIds: string[];
+}
+
+export interface HnswHit {
+  rowId: bigint;
+  distance: number;
+}
+
+const SPACES: Record<string, SpaceName> = { l2: 'l2', cosine: 'cosine', dot: 'ip' };
+
+export function hnswFiles(location: string, name: string) {
+  return { graph: `${location}/_hnsw/${name}.bin`, meta: `${location}/_hnsw/${name}.json` };
+}
+
+/**
+ * The standalone HNSW index: a graph built with hnswlib-node from a table version's vectors,
+ * kept beside the dataset. Rows written later are not in it; `search` covers them exactly.
+ */
+export async function buildHnsw(
+  table: lancedb.Table,
+  location: string,
+  name: string,
+  column: string,
+  options: { distanceType?: string; m?: number; efConstruction?: number },
+): Promise<HnswMeta> {
+  const space = SPACES[(options.distanceType ?? 'l2').toLowerCase()];
+  if (!space) throw invalidInput(`distance_type '${options.distanceType}' is not one of l2, cosine, dot`);
+  const tableVersion = await table.version();
+  const data = (await table.query().select([column]).withRowId().toArrow()) as unknown as arrow.Table;
+  const vectors = data.getChild(column)!;
+  const ids = data.getChild('_rowid')!;
+  const dim = (data.schema.fields.find((f) => f.name === column)!.type as arrow.FixedSizeList).listSize;
+  const m = options.m ?? 16;
+  const efConstruction = options.efConstruction ?? 200;
+  const graph = new HierarchicalNSW(space, dim);
+  graph.initIndex(Math.max(1, data.numRows), m, efConstruction);
+  const rowIds: string[] = [];
+  for (let i = 0; i < data.numRows; i++) {
+    graph.addPoint(Array.from(vectors.get(i) as Iterable<number>), i);
+    rowIds.push(String(ids.get(i)));
+  }
+  const meta: HnswMeta = { column, space, dim, m, efConstruction, tableVersion, rowIds };
+  const files = hnswFiles(location, name);
+  await mkdir(`${location}/_hnsw`, { recursive: true });
+  // Written under temporary names and renamed, so a reader never sees half an index.
+  await graph.writeIndex(`${files.graph}.tmp`);
+  await writeFile(`${files.meta}.tmp`, JSON.stringify(meta));
+  await rename(`${files.graph}.tmp`, files.graph);
+  await rename(`${files.meta}.tmp`, files.meta);
+  return meta;
+}
+
+interface Loaded {
+  graph: HierarchicalNSW;
+  meta: HnswMeta;
+  mtimeMs: number;
+}
+
+/** Keeps loaded graphs in memory; a rebuilt file is loaded again. */
+export class HnswCache {
+  private readonly loaded = new Map<string, Loaded>();
+
+  async load(location: string, name: string): Promise<Loaded | undefined> {
+    const files = hnswFiles(location, name);
+    const info = await stat(files.graph).catch(() => undefined);
+    if (!info) return undefined;
+    const cached = this.loaded.get(files.graph);
+    if (cached && cached.mtimeMs === info.mtimeMs) return cached;
+    const meta = JSON.parse(await readFile(files.meta, 'utf8')) as HnswMeta;
+    const graph = new HierarchicalNSW(meta.space, meta.dim);
+    await graph.readIndex(files.graph);
+    const entry = { graph, meta, mtimeMs: info.mtimeMs };
+    this.loaded.set(files.graph, entry);
+    return entry;
+  }
+}
+
+/** Distances the way hnswlib reports them, so graph hits and exact hits compare. */
+export function distance(space: SpaceName, a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  let l2 = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+    l2 += (a[i] - b[i]) ** 2;
+  }
+  if (space === 'l2') return l2;
+  if (space === 'ip') return 1 - dot;
+  return 1 - dot / (Math.sqrt(na * nb) || 1);
+}
+
+/**
+ * Nearest rows to `vector`: graph candidates that still exist, plus every live row the graph does
+ * not hold (written, updated or moved after the build), measured exactly. Results are complete.
+ */
+export async function searchHnsw(
+  table: lancedb.Table,
+  index: Loaded,
+  vector: number[],
+  wanted: number,
+  ef?: number,
+): Promise<{ hits: HnswHit[]; graphCandidates: number; exactRows: number }> {
+  const { graph, meta } = index;
+  if (vector.length !== meta.dim) throw invalidInput(`the query vector has ${vector.length} dimensions; the index has ${meta.dim}`);
+  const live = (await table.query().select([]).withRowId().toArrow()) as unknown as arrow.Table;
+  const liveIds = new Set<string>();
+  const rowIdColumn = live.getChild('_rowid')!;
+  for (let i = 0; i < live.numRows; i++) liveIds.add(String(rowIdColumn.get(i)));
+  const indexed = new Set(meta.rowIds);
+  const unindexed = [...liveIds].filter((id) => !indexed.has(id));
+
+  const count = graph.getCurrentCount();
+  // Graph rows deleted since the build still answer searches: ask for enough to cover them.
+  const dead = meta.rowIds.length - (liveIds.size - unindexed.length);
+  const k = Math.min(count, wanted + dead);
+  graph.setEf(Math.max(ef ?? 0, k, 64));
+  const found = k > 0 ? graph.searchKnn(vector, k) : { neighbors: [], distances: [] };
+  const hits: HnswHit[] = [];
+  found.neighbors.forEach((label, i) => {
+    const rowId = meta.rowIds[label];
+    if (liveIds.has(rowId)) hits.push({ rowId: BigInt(rowId), distance: found.distances[i] });
+  });
+  if (unindexed.length) {
+    const rows = (await table.takeRowIds(unindexed.map((id) => BigInt(id))).select([meta.column]).withRowId().toArrow()) as unknown as arrow.Table;
+    const vectors = rows.getChild(meta.column)!;
+    const ids = rows.getChild('_rowid')!;
+    for (let i = 0; i < rows.numRows; i++) {
+      hits.push({ rowId: BigInt(ids.get(i) as bigint), distance: distance(meta.space, vector, (vectors.get(i) as arrow.Vector).toArray() as ArrayLike<number>) });
+    }
+  }
+  hits.sort((a, b) => a.distance - b.distance);
+  return { hits: hits.slice(0, wanted), graphCandidates: found.neighbors.length, exactRows: unindexed.length };
+}
+
+export async function readHnswMeta(location: string, name: string): Promise<HnswMeta | undefined> {
+  const text = await readFile(hnswFiles(location, name).meta, 'utf8').catch(() => undefined);
+  return text ? (JSON.parse(text) as HnswMeta) : undefined;
+}
+
+export async function removeHnsw(location: string, name: string): Promise<void> {
+  const files = hnswFiles(location, name);
+  await rm(files.graph, { force: true });
+  await rm(files.meta, { force: true });
+}

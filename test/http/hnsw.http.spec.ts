@@ -1,0 +1,65 @@
+import * as arrow from 'apache-arrow';
+import { Api } from '../support/http';
+import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
+import { RunningServer, startServer } from '../support/server';
+
+describe('the standalone HNSW index (hnswlib-node)', () => {
+  let server: RunningServer;
+  let api: Api;
+  const query = async (body: object) => {
+    const res = await fetch(`${server.url}/v1/table/h/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+    return arrow.tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+  };
+  const probe = Array.from({ length: 8 }, (_, d) => Math.sin(1234.5 * (1 + d)));
+
+  beforeAll(async () => {
+    server = await startServer();
+    api = new Api(server.url);
+    await api.send('POST', '/v1/table/h/create', arrowStream(sampleTable(0, 2000)), ARROW_STREAM);
+  });
+  afterAll(() => server?.stop());
+
+  it('builds on a worker and answers like an exact search', async () => {
+    const res = await api.post('/v1/table/h/create_index', { column: 'vector', index_type: 'HNSW', name: 'graph', m: 16, ef_construction: 200 });
+    expect(res.status).toBe(200);
+    const done = await waitFor(() => api.post(`/v1/transaction/${res.body.transaction_id}/describe`, {}), (r) => ['Succeeded', 'Failed'].includes(r.body.status));
+    expect(done.body).toMatchObject({ status: 'Succeeded', properties: { indexed_rows: '2000' } });
+
+    const viaGraph = await query({ vector: { single_vector: probe }, k: 10, columns: { column_names: ['id'] } });
+    const exact = await query({ vector: { single_vector: probe }, k: 10, columns: { column_names: ['id'] }, bypass_vector_index: true });
+    const ids = (t: arrow.Table) => t.toArray().map((r) => r.id as number);
+    const overlap = ids(viaGraph).filter((id) => ids(exact).includes(id)).length;
+    expect(overlap).toBeGreaterThanOrEqual(9);
+    expect(viaGraph.schema.fields.map((f) => f.name)).toEqual(['id', '_distance']);
+    const distances = viaGraph.toArray().map((r) => r._distance as number);
+    expect([...distances].sort((a, b) => a - b)).toEqual(distances);
+
+    const plan = await api.post('/v1/table/h/analyze_plan', { vector: { single_vector: probe }, k: 10 });
+    expect(plan.text).toContain('HnswSearch');
+    const stats = await api.post('/v1/table/h/index/graph/stats', {});
+    expect(stats.body).toMatchObject({ index_type: 'HNSW', num_indexed_rows: 2000, num_unindexed_rows: 0 });
+  });
+
+  it('still finds rows written after the build', async () => {
+    const near = sampleTable(5000, 1);
+    const vector = Array.from(near.getChild('vector')!.get(0) as Float32Array);
+    await api.send('POST', '/v1/table/h/insert', arrowStream(near), ARROW_STREAM);
+    const found = await query({ vector: { single_vector: vector }, k: 3, columns: { column_names: ['id'] }, with_row_id: true });
+    expect(found.getChild('id')!.get(0)).toBe(5000);
+    expect(found.schema.fields.map((f) => f.name)).toContain('_rowid');
+    const stats = await api.post('/v1/table/h/index/graph/stats', {});
+    expect(stats.body.num_unindexed_rows).toBe(1);
+  });
+
+  it('does not return deleted rows, and drops cleanly', async () => {
+    const first = await query({ vector: { single_vector: probe }, k: 1, columns: { column_names: ['id'] } });
+    const top = first.getChild('id')!.get(0) as number;
+    await api.post('/v1/table/h/delete', { predicate: `id = ${top}` });
+    const after = await query({ vector: { single_vector: probe }, k: 10, columns: { column_names: ['id'] } });
+    expect(after.toArray().map((r) => r.id)).not.toContain(top);
+    expect(after.numRows).toBe(10);
+    expect((await api.post('/v1/table/h/index/graph/drop', {})).status).toBe(200);
+    expect((await api.post('/v1/table/h/index/list', {})).body.indexes).toEqual([]);
+  });
+});
