@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '@app/config';
+import { AppConfig, loadConfig } from '@app/config';
 import { APP_CONFIG } from '@app/core';
 import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
@@ -11,11 +11,21 @@ import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
 const FINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
 
 /**
+ * A worker that dies holds its job until the lock expires; then the stalled-job check hands the job
+ * to another worker, and a job that stalls again is failed (so its transaction ends Failed).
+ * Decorators are evaluated at load time, so the setting is read from the environment here.
+ */
+function lockOptions() {
+  const { jobLockMs } = loadConfig();
+  return { lockDuration: jobLockMs, stalledInterval: jobLockMs, maxStalledCount: 2 };
+}
+
+/**
  * Builds one index per job. The transaction is the source of truth: a canceled or finished
  * transaction is skipped, a crash leaves the job to BullMQ's stalled-job retry, and the last failed
  * attempt marks the transaction Failed with the reason.
  */
-@Processor(QUEUES.indexBuilds)
+@Processor(QUEUES.indexBuilds, lockOptions())
 export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
   private readonly logger = new Logger('index-builds');
 

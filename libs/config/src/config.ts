@@ -60,6 +60,7 @@ const schema = z.object({
     .refine((v) => /^https?:\/\/[^/]+$/.test(v), { message: 'CATALOG_URL must be a base URL without a path, such as http://api:2333' }),
   INDEX_BUILD_ATTEMPTS: int('INDEX_BUILD_ATTEMPTS', 3, 1, 100),
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 1, 1, 64),
+  JOB_LOCK_MS: int('JOB_LOCK_MS', 30_000, 500, 3_600_000),
   ANALYZE_TIMEOUT_MS: int('ANALYZE_TIMEOUT_MS', 30_000, 100, 3_600_000),
   SELF_URL: z
     .string()
@@ -88,6 +89,8 @@ export interface AppConfig {
   indexBuildAttempts: number;
   workerConcurrency: number;
   analyzeTimeoutMs: number;
+  /** How long a job stays claimed without a heartbeat before another worker may take it over. */
+  jobLockMs: number;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     indexBuildAttempts: c.INDEX_BUILD_ATTEMPTS,
     workerConcurrency: c.WORKER_CONCURRENCY,
     analyzeTimeoutMs: c.ANALYZE_TIMEOUT_MS,
+    jobLockMs: c.JOB_LOCK_MS,
   };
 }
 

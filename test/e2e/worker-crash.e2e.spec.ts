@@ -1,0 +1,57 @@
+import * as arrow from 'apache-arrow';
+import { Api } from '../support/http';
+import { ARROW_STREAM, waitFor } from '../support/arrow-data';
+import { RunningServer, startServer, tempDataDir } from '../support/server';
+
+/** A table big enough that building an HNSW graph over it takes seconds. */
+function bigTable(rows: number, dim: number): arrow.Table {
+  const type = new arrow.FixedSizeList(dim, new arrow.Field('item', new arrow.Float32(), true));
+  const values = Float32Array.from({ length: rows * dim }, () => Math.random());
+  return new arrow.Table({
+    id: arrow.vectorFromArray(Int32Array.from({ length: rows }, (_, i) => i)),
+    vector: arrow.makeVector(arrow.makeData({ type, length: rows, child: arrow.makeData({ type: new arrow.Float32(), length: rows * dim, data: values }) })),
+  });
+}
+
+describe('a worker killed in the middle of an index build', () => {
+  const dataDir = tempDataDir();
+  const env = { QUEUE_PREFIX: `crash-${Date.now()}`, JOB_LOCK_MS: '1500' };
+  let apiServer: RunningServer;
+  const workers: RunningServer[] = [];
+
+  beforeAll(async () => {
+    apiServer = await startServer({ dataDir, entry: 'api', env });
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.kill9();
+    await apiServer?.stop();
+  });
+
+  it('leaves the job to another worker, and the transaction ends Succeeded', async () => {
+    const api = new Api(apiServer.url);
+    const created = await api.send('POST', '/v1/table/big/create', Buffer.from(arrow.tableToIPC(bigTable(20_000, 64), 'stream')), ARROW_STREAM);
+    expect(created.status).toBe(200);
+    const requested = await api.post('/v1/table/big/create_index', { column: 'vector', index_type: 'HNSW', name: 'g', m: 16, ef_construction: 200 });
+    const tx = requested.body.transaction_id;
+
+    const first = await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url } });
+    workers.push(first);
+    await waitFor(() => api.post(`/v1/transaction/${tx}/describe`, {}), (r) => r.body.status !== 'Queued', 30_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await api.post(`/v1/transaction/${tx}/describe`, {})).body.status).toBe('Running');
+    await first.kill9();
+
+    const second = await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url } });
+    workers.push(second);
+    const final = await waitFor(
+      () => api.post(`/v1/transaction/${tx}/describe`, {}),
+      (r) => ['Succeeded', 'Failed'].includes(r.body.status),
+      120_000,
+    );
+    expect(final.body.status).toBe('Succeeded');
+    expect(Number(final.body.properties.attempt)).toBeGreaterThanOrEqual(1);
+    // Each attempt records its start; the second one is the retry of the job the killed worker held.
+    const starts = (await api.get(`/v1/history/transaction/${tx}`)).body.events.filter((e: any) => e.data.setProperties?.started_at);
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+  }, 180_000);
+});
