@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import type { Table as LanceTable } from '@lancedb/lancedb';
 import { CatalogView, IndexState, TableState, indexStatusOf } from '@app/catalog';
-import { HnswCache, TableQuery, searchHnsw } from '@app/lance';
+import { HnswCache, LiveRows, TableQuery, searchHnsw } from '@app/lance';
 
 /**
  * The server's own vector search over a standalone HNSW index: used for plain nearest-neighbour
@@ -9,6 +9,7 @@ import { HnswCache, TableQuery, searchHnsw } from '@app/lance';
  */
 export class HnswSearch {
   private readonly cache = new HnswCache();
+  private readonly live = new LiveRows();
 
   indexFor(view: CatalogView, table: TableState, q: TableQuery): IndexState | undefined {
     if (q.bypass_vector_index || q.filter || q.full_text_query || q.vector?.multi_vector?.length || !q.vector?.single_vector?.length) return undefined;
@@ -22,7 +23,7 @@ export class HnswSearch {
     const loaded = await this.cache.load(table.location, index.name);
     if (!loaded) throw new Error(`the HNSW index '${index.name}' has no files at ${table.location}/_hnsw`);
     const offset = q.offset ?? 0;
-    const found = await searchHnsw(dataset, loaded, q.vector!.single_vector!, q.k + offset, q.ef);
+    const found = await searchHnsw(dataset, loaded, await this.live.of(dataset, table.location), q.vector!.single_vector!, q.k + offset, q.ef);
     const page = found.hits.slice(offset, offset + q.k);
     let take = dataset.takeRowIds(page.map((h) => h.rowId)).withRowId();
     if (q.columns?.column_names?.length) take = take.select(q.columns.column_names);

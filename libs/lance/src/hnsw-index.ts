@@ -111,21 +111,42 @@ export function distance(space: SpaceName, a: ArrayLike<number>, b: ArrayLike<nu
  * Nearest rows to `vector`: graph candidates that still exist, plus every live row the graph does
  * not hold (written, updated or moved after the build), measured exactly. Results are complete.
  */
+/** The row ids a table version holds. A version never changes, so its answer is cached. */
+export class LiveRows {
+  private readonly cache = new Map<string, { version: number; ids: Set<string>; unindexed: Map<string, string[]> }>();
+
+  async of(table: lancedb.Table, location: string) {
+    const version = await table.version();
+    const cached = this.cache.get(location);
+    if (cached && cached.version === version) return cached;
+    const live = (await table.query().select([]).withRowId().toArrow()) as unknown as arrow.Table;
+    const ids = new Set<string>();
+    const column = live.getChild('_rowid')!;
+    for (let i = 0; i < live.numRows; i++) ids.add(String(column.get(i)));
+    const entry = { version, ids, unindexed: new Map<string, string[]>() };
+    this.cache.set(location, entry);
+    return entry;
+  }
+}
+
 export async function searchHnsw(
   table: lancedb.Table,
   index: Loaded,
+  live: { ids: Set<string>; unindexed: Map<string, string[]> },
   vector: number[],
   wanted: number,
   ef?: number,
 ): Promise<{ hits: HnswHit[]; graphCandidates: number; exactRows: number }> {
   const { graph, meta } = index;
   if (vector.length !== meta.dim) throw invalidInput(`the query vector has ${vector.length} dimensions; the index has ${meta.dim}`);
-  const live = (await table.query().select([]).withRowId().toArrow()) as unknown as arrow.Table;
-  const liveIds = new Set<string>();
-  const rowIdColumn = live.getChild('_rowid')!;
-  for (let i = 0; i < live.numRows; i++) liveIds.add(String(rowIdColumn.get(i)));
-  const indexed = new Set(meta.rowIds);
-  const unindexed = [...liveIds].filter((id) => !indexed.has(id));
+  const liveIds = live.ids;
+  const key = `${meta.tableVersion}:${index.mtimeMs}`;
+  let unindexed = live.unindexed.get(key);
+  if (!unindexed) {
+    const indexed = new Set(meta.rowIds);
+    unindexed = [...liveIds].filter((id) => !indexed.has(id));
+    live.unindexed.set(key, unindexed);
+  }
 
   const count = graph.getCurrentCount();
   // Graph rows deleted since the build still answer searches: ask for enough to cover them.

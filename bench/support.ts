@@ -1,0 +1,96 @@
+import * as arrow from 'apache-arrow';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+
+export interface BenchServer {
+  url: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the compiled server (API and worker in one process) on a free port in a fresh data dir. */
+export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lance-bench-'));
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/standalone.js')], {
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-${Date.now()}`, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((ok, fail) => {
+    const onData = (d: Buffer) => {
+      output += d;
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (m) ok(m[1]);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => fail(new Error(`server exited ${code}: ${output}`)));
+  });
+  return {
+    url,
+    dataDir,
+    stop: () =>
+      new Promise<void>((done) => {
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function vectorTable(from: number, rows: number, dim: number, seed = 1): arrow.Table {
+  // mulberry32: a full-period 32-bit generator, so no two rows repeat a vector.
+  let state = (Math.imul(seed, 0x9e3779b1) ^ Math.imul(from + 1, 0x85ebca6b)) >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const type = new arrow.FixedSizeList(dim, new arrow.Field('item', new arrow.Float32(), true));
+  const values = Float32Array.from({ length: rows * dim }, random);
+  return new arrow.Table({
+    id: arrow.vectorFromArray(Int32Array.from({ length: rows }, (_, i) => from + i)),
+    vector: arrow.makeVector(arrow.makeData({ type, length: rows, child: arrow.makeData({ type: new arrow.Float32(), length: rows * dim, data: values }) })),
+  });
+}
+
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint();
+  const value = await work();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+export async function post(url: string, body: unknown): Promise<any> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+export async function postArrow(url: string, table: arrow.Table): Promise<any> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/vnd.apache.arrow.stream' }, body: Buffer.from(arrow.tableToIPC(table, 'stream')) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+export async function settle(url: string, transactionId: string): Promise<any> {
+  for (;;) {
+    const tx = await post(`${url}/v1/transaction/${transactionId}/describe`, {});
+    if (['Succeeded', 'Failed', 'Canceled'].includes(tx.status)) return tx;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function report(title: string, rows: Array<Record<string, string | number>>): void {
+  console.log(`\n## ${title}\n`);
+  const keys = Object.keys(rows[0]);
+  console.log(`| ${keys.join(' | ')} |`);
+  console.log(`|${keys.map(() => '---').join('|')}|`);
+  for (const r of rows) console.log(`| ${keys.map((k) => r[k]).join(' | ')} |`);
+}
