@@ -40,7 +40,9 @@ describe('asynchronous index builds (API and worker in one process)', () => {
     const statuses = history.body.events.map((e: any) => (e.type === 'TableIndexRequested' ? 'Queued' : e.data.status)).filter(Boolean);
     expect(statuses).toEqual(['Queued', 'Running', 'Succeeded']);
     const listed = await api.post('/v1/table/ix%24t/index/list', {});
-    expect(listed.body.indexes).toContainEqual(expect.objectContaining({ index_name: name, columns: [column], status: 'ready' }));
+    expect(listed.body.indexes).toContainEqual(
+      expect.objectContaining({ index_name: name, index_uuid: res.body.transaction_id, columns: [column], status: 'ready' }),
+    );
     const stats = await api.post(`/v1/table/ix%24t/index/${name}/stats`, {});
     expect(stats.status).toBe(200);
     expect(stats.body.num_indexed_rows).toBe(600);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   AlterTransactionAction,
   CatalogError,
@@ -89,7 +90,8 @@ export class IndexService {
     for (const index of table.indexes.values()) {
       listed.set(index.name, {
         index_name: index.name,
-        index_uuid: '',
+        // The build's transaction id identifies this index request for as long as it exists.
+        index_uuid: index.transactionId,
         columns: index.columns,
         status: indexStatusOf(view, index),
         index_type: index.indexType,
@@ -102,7 +104,7 @@ export class IndexService {
           const known = listed.get(built.name);
           listed.set(built.name, {
             index_name: built.name,
-            index_uuid: '',
+            index_uuid: known?.index_uuid ?? nameUuid(table.uuid, built.name),
             columns: built.columns,
             status: known?.status === 'canceled' ? 'canceled' : 'ready',
             index_type: known?.index_type ?? built.indexType,
@@ -192,4 +194,10 @@ export class IndexService {
       result: () => undefined,
     }));
   }
+}
+
+/** A stable id for an index a client built itself: derived from the table and the index name. */
+function nameUuid(tableUuid: string, name: string): string {
+  const h = createHash('sha256').update(`${tableUuid}/${name}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
