@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
 import { Api } from '../support/http';
 import { ARROW_STREAM, waitFor } from '../support/arrow-data';
@@ -54,4 +55,23 @@ describe('a worker killed in the middle of an index build', () => {
     const starts = (await api.get(`/v1/history/transaction/${tx}`)).body.events.filter((e: any) => e.data.setProperties?.started_at);
     expect(starts.length).toBeGreaterThanOrEqual(2);
   }, 180_000);
+
+  it('stops a running build that is canceled: the index never becomes ready', async () => {
+    const api = new Api(apiServer.url);
+    const requested = await api.post('/v1/table/big/create_index', { column: 'vector', index_type: 'HNSW', name: 'g2', m: 16, ef_construction: 200 });
+    const tx = requested.body.transaction_id;
+    await waitFor(() => api.post(`/v1/transaction/${tx}/describe`, {}), (r) => r.body.status === 'Running', 60_000);
+    const cancel = await api.post(`/v1/transaction/${tx}/alter`, { actions: [{ setStatusAction: { status: 'Canceled' } }] });
+    expect(cancel.body.status).toBe('Canceled');
+    // The worker finishes hnswlib's build, sees the cancel at its checkpoint and removes what it built.
+    await waitFor(
+      () => api.post('/v1/table/big/index/list', {}),
+      (r) => !r.body.indexes.some((i: any) => i.index_name === 'g2'),
+      60_000,
+    );
+    const location = (await api.post('/v1/table/big/describe', {})).body.location;
+    expect(existsSync(`${location}/_hnsw/g2.bin`)).toBe(false);
+    expect(existsSync(`${location}/_hnsw/g.bin`)).toBe(true);
+    expect((await api.post(`/v1/transaction/${tx}/describe`, {})).body.status).toBe('Canceled');
+  }, 120_000);
 });
