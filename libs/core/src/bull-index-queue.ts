@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { IndexQueue } from '@app/application';
 import { IndexBuildJob, QUEUES, redisConnection } from '@app/jobs';
+import { withTimeout } from './with-timeout';
 
 const PING_TIMEOUT_MS = 1000;
 
@@ -38,12 +39,3 @@ export class BullIndexQueue implements IndexQueue {
   }
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    work,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('Redis did not answer in time')), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}

@@ -2,6 +2,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import { QueryAnalyzer } from '@app/application';
 import { JobRefusal, QUEUES, QueryAnalysisJob, redisConnection } from '@app/jobs';
+import { withTimeout } from './with-timeout';
 
 /** Producer side of the analysis queue: enqueue, then wait for the worker's answer or time out. */
 export class BullQueryAnalyzer implements QueryAnalyzer {
@@ -19,7 +20,7 @@ export class BullQueryAnalyzer implements QueryAnalyzer {
   }
 
   async ping(): Promise<void> {
-    await Promise.race([this.queue.count(), new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 1000))]);
+    await withTimeout(this.queue.count(), 1000);
   }
 
   async analyze(job: QueryAnalysisJob): Promise<string> {
