@@ -7,6 +7,7 @@ import { DataController } from './controllers/data.controller';
 import { EnterpriseController } from './controllers/enterprise.controller';
 import { HealthController } from './controllers/health.controller';
 import { IndexController } from './controllers/index.controller';
+import { MetricsController } from './controllers/metrics.controller';
 import { MutationController } from './controllers/mutation.controller';
 import { TagController } from './controllers/tag.controller';
 import { HistoryController } from './controllers/history.controller';
@@ -25,6 +26,7 @@ export class ApiModule {
       imports: [ConfigModule.forConfig(config), CatalogModule, ...extra],
       controllers: [
         HealthController,
+        MetricsController,
         NamespaceController,
         TableController,
         VersionController,

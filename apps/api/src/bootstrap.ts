@@ -2,12 +2,20 @@ import 'reflect-metadata';
 import { DynamicModule, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
 import { AppConfig } from '@app/config';
+import type { Logger as PinoLogger } from 'pino';
+import { JsonLogger, Metrics, createLogger } from '@app/core';
 import { ApiModule } from './api.module';
 
 /** Builds the HTTP application: Fastify configured for the REST binding's encodings. */
 export async function createApiApp(config: AppConfig, extra: DynamicModule[] = []): Promise<NestFastifyApplication> {
+  const logger = createLogger(config, extra.length ? 'api+worker' : 'api');
   const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    // A caller's x-request-id is kept; otherwise each request gets one. It is logged and answered.
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
     bodyLimit: config.bodyLimit,
     // Ids are whole namespace paths: the default 100-character limit would turn long ids into 404s.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
@@ -16,7 +24,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
       reply.code(400).send({ error: `malformed request: ${error.message}`, code: 13, instance: request.url.split('?')[0] }),
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forConfig(config, extra), adapter, {
-    logger: config.logLevel === 'silent' ? false : nestLogLevels(config.logLevel),
+    logger: new JsonLogger(logger),
     abortOnError: false,
     bodyParser: false,
   });
@@ -40,20 +48,58 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   fastify.addContentTypeParser('application/vnd.apache.arrow.stream', { parseAs: 'buffer', bodyLimit: config.bodyLimit }, (_req, body, done) =>
     done(null, body),
   );
+  const metrics = app.get(Metrics);
+  fastify.addHook('onResponse', async (request, reply) => {
+    const labels = { operation: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) };
+    metrics.requests.inc(labels);
+    metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000);
+  });
   // Context sent as x-lance-ctx-* headers is echoed back, as the REST binding describes.
   fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
     for (const [name, value] of Object.entries(request.headers)) {
       if (name.startsWith('x-lance-ctx-') && typeof value === 'string') reply.header(name, value);
     }
   });
-  app.enableShutdownHooks();
+  drainOnSignals(app, fastify, logger);
   return app;
 }
 
-function nestLogLevels(level: AppConfig['logLevel']) {
-  const order = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
-  const cut = { fatal: 0, error: 1, warn: 2, info: 3, debug: 4, trace: 5, silent: -1 }[level];
-  return order.slice(0, cut + 1) as unknown as ('fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose')[];
+/** The header the server's own Lance client sends, so its calls back into this catalog are told apart. */
+export const SELF_ORIGIN = { header: 'x-lance-ctx-origin', value: 'catalog-server' };
+const DRAIN_LIMIT_MS = 30_000;
+
+/**
+ * Graceful shutdown: on SIGTERM/SIGINT stop taking new work (503 code 17 with Retry-After), let the
+ * requests in flight finish (they may still call back into this server through its own Lance
+ * client, so those calls are let through), then close the app, which waits for running jobs.
+ */
+function drainOnSignals(app: NestFastifyApplication, fastify: ReturnType<NestFastifyApplication['getHttpAdapter']>['getInstance'] extends () => infer F ? F : never, logger: PinoLogger) {
+  let draining = false;
+  let inFlight = 0;
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (request.headers[SELF_ORIGIN.header] === SELF_ORIGIN.value) return;
+    if (draining) {
+      return reply
+        .code(503)
+        .header('retry-after', '5')
+        .send({ error: 'the server is shutting down; retry on another replica', code: 17 });
+    }
+    inFlight++;
+    reply.raw.once('close', () => inFlight--);
+  });
+  const shutdown = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    logger.info({ signal, inFlight }, 'draining before shutdown');
+    const deadline = Date.now() + DRAIN_LIMIT_MS;
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await app.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 export async function listen(app: NestFastifyApplication, config: AppConfig): Promise<string> {

@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig, loadConfig } from '@app/config';
-import { APP_CONFIG } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/core';
 import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
 import { DataService, IndexService, RequestContext } from '@app/application';
@@ -33,6 +33,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     private readonly indexes: IndexService,
     private readonly data: DataService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     super();
   }
@@ -42,6 +43,18 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
   }
 
   async process(job: Job<IndexBuildJob>): Promise<string> {
+    const stop = this.metrics.jobSeconds.startTimer({ type: 'index-build' });
+    try {
+      const outcome = await this.build(job);
+      stop({ outcome: outcome.split(':')[0] });
+      return outcome;
+    } catch (e) {
+      stop({ outcome: 'failed' });
+      throw e;
+    }
+  }
+
+  private async build(job: Job<IndexBuildJob>): Promise<string> {
     const ctx = contextOf(job.data);
     const build = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId).catch((e) => {
       throw new UnrecoverableError(`the index request is gone: ${(e as Error).message}`);

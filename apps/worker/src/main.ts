@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadConfigOrExit } from '@app/config';
+import { JsonLogger, createLogger } from '@app/core';
 import { WorkerModule } from './worker.module';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const app = await NestFactory.createApplicationContext(WorkerModule.forConfig(config), { abortOnError: false });
+  const logger = createLogger(config, 'worker');
+  const app = await NestFactory.createApplicationContext(WorkerModule.forConfig(config), { abortOnError: false, logger: new JsonLogger(logger) });
   app.enableShutdownHooks();
   new Logger('worker').log(`worker started (redis: ${config.redisUrl}, queue prefix: ${config.queuePrefix})`);
 }

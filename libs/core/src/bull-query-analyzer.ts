@@ -19,6 +19,10 @@ export class BullQueryAnalyzer implements QueryAnalyzer {
     this.events.on('error', () => undefined);
   }
 
+  get queueForMetrics(): Queue<QueryAnalysisJob, string> {
+    return this.queue;
+  }
+
   async ping(): Promise<void> {
     await withTimeout(this.queue.count(), 1000);
   }

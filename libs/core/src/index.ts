@@ -3,3 +3,7 @@ export * from './config.module';
 export * from './catalog.module';
 export * from './bull-index-queue';
 export * from './bull-query-analyzer';
+export * from './json-logger';
+export * from './metrics';
+export * from './metered-event-store';
+export * from './with-timeout';

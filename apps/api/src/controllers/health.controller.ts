@@ -1,11 +1,18 @@
 import { Controller, Get, HttpCode, Inject } from '@nestjs/common';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import { EventStore } from '@app/event-store';
-import { EVENT_STORE } from '@app/core';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { AppConfig } from '@app/config';
+import { APP_CONFIG, BullIndexQueue, EVENT_STORE } from '@app/core';
 
 @Controller()
 export class HealthController {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queue: BullIndexQueue,
+  ) {}
 
   /** Alive: the process answers HTTP. */
   @Get('healthz')
@@ -14,14 +21,18 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready: the event store answers. */
+  /** Ready: the event store, Redis and the warehouse all answer. Each check is reported. */
   @Get('readyz')
   async readyz() {
-    try {
-      await this.store.ping();
-    } catch (e) {
-      throw new CatalogError(ErrorCode.ServiceUnavailable, 'not ready: the event store is unavailable', (e as Error).message);
+    const checks = {
+      event_store: await this.store.ping().then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
+      redis: await this.queue.ping().then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
+      warehouse: await access(this.config.warehouse, constants.R_OK | constants.W_OK).then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
+    };
+    const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+    if (failing.length) {
+      throw new CatalogError(ErrorCode.ServiceUnavailable, `not ready: ${failing.map(([k]) => k).join(', ')} unavailable`, JSON.stringify(checks));
     }
-    return { status: 'ready', event_store: this.store.kind };
+    return { status: 'ready', event_store: this.store.kind, checks };
   }
 }

@@ -1,0 +1,39 @@
+import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { BullIndexQueue, BullQueryAnalyzer, EVENT_STORE, Metrics } from '@app/core';
+import { EventStore } from '@app/event-store';
+import { ProjectionRegistry } from '@app/projections';
+
+/** Prometheus scrape endpoint; the gauges that need a look at the store or Redis are read here. */
+@Controller('metrics')
+export class MetricsController {
+  constructor(
+    private readonly metrics: Metrics,
+    private readonly projections: ProjectionRegistry,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly indexQueue: BullIndexQueue,
+    private readonly analyzer: BullQueryAnalyzer,
+  ) {}
+
+  @Get()
+  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  async scrape(): Promise<string> {
+    for (const database of this.projections.databases()) {
+      const projection = this.projections.get(database);
+      const head = await this.store.streamRevision(projection.streamId).catch(() => projection.state.revision);
+      this.metrics.projectionLag.set({ database }, Math.max(0, head - projection.state.revision));
+    }
+    for (const [name, queue] of [
+      ['index-builds', this.indexQueue.queue],
+      ['query-analysis', this.analyzer.queueForMetrics],
+    ] as const) {
+      const counts = await withDeadline(queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'));
+      for (const [state, n] of Object.entries(counts ?? {})) this.metrics.queueDepth.set({ queue: name, state }, n);
+    }
+    return this.metrics.registry.metrics();
+  }
+}
+
+/** Redis being away must not stop a scrape: the queue gauges just keep their last values. */
+async function withDeadline<T>(work: Promise<T>): Promise<T | undefined> {
+  return Promise.race([work.catch(() => undefined), new Promise<undefined>((r) => setTimeout(() => r(undefined), 500))]);
+}

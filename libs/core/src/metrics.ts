@@ -1,0 +1,49 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Every Prometheus metric this process exports, on one registry. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'lance_catalog_http_requests_total',
+    help: 'HTTP requests by operation (route) and status',
+    labelNames: ['operation', 'method', 'status'],
+    registers: [this.registry],
+  });
+  readonly requestSeconds = new Histogram({
+    name: 'lance_catalog_http_request_duration_seconds',
+    help: 'HTTP request latency by operation (route) and status',
+    labelNames: ['operation', 'method', 'status'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly appendSeconds = new Histogram({
+    name: 'lance_catalog_event_store_append_duration_seconds',
+    help: 'Event store append latency, conflicts included',
+    labelNames: ['outcome'],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
+    registers: [this.registry],
+  });
+  readonly projectionLag = new Gauge({
+    name: 'lance_catalog_projection_lag_events',
+    help: "Events in a database's stream that this process's projection has not folded yet",
+    labelNames: ['database'],
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'lance_catalog_queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'],
+    registers: [this.registry],
+  });
+  readonly jobSeconds = new Histogram({
+    name: 'lance_catalog_job_duration_seconds',
+    help: 'Job run time by job type and outcome',
+    labelNames: ['type', 'outcome'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'lance_catalog_' });
+  }
+}

@@ -1,0 +1,83 @@
+import { Api } from '../support/http';
+import { ARROW_STREAM, arrowStream, sampleTable } from '../support/arrow-data';
+import { RunningServer, startServer } from '../support/server';
+
+describe('operability', () => {
+  let server: RunningServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    server = await startServer();
+    api = new Api(server.url);
+  });
+  afterAll(() => server?.stop());
+
+  it('answers /healthz and /readyz with each dependency checked', async () => {
+    expect((await api.get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await api.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toEqual({ event_store: 'ok', redis: 'ok', warehouse: 'ok' });
+  });
+
+  it('gives every request an id, keeps a caller’s, answers it and logs it in JSON', async () => {
+    const generated = await api.post('/v1/namespace/ops/create', {});
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await api.post('/v1/namespace/ops/describe', {}, { 'x-request-id': 'trace-123' });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123');
+    await new Promise((r) => setTimeout(r, 100));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
+    expect(lines.some((l) => l.reqId === 'trace-123' && l.res?.statusCode === 200)).toBe(true);
+    expect(lines.every((l) => typeof l.level === 'number' && typeof l.time === 'number')).toBe(true);
+  });
+
+  it('exports Prometheus metrics per operation and status, with append latency, lag and queue depth', async () => {
+    await api.post('/v1/namespace/ops/describe', {});
+    await api.post('/v1/namespace/nope/describe', {});
+    const text = (await api.get('/metrics')).text;
+    expect(text).toMatch(/lance_catalog_http_requests_total\{operation="\/v1\/namespace\/:id\/describe",method="POST",status="200"\} \d+/);
+    expect(text).toMatch(/lance_catalog_http_requests_total\{operation="\/v1\/namespace\/:id\/describe",method="POST",status="404"\} 1/);
+    expect(text).toMatch(/lance_catalog_http_request_duration_seconds_bucket\{le="0.005",operation="\/v1\/namespace\/:id\/describe"/);
+    expect(text).toMatch(/lance_catalog_event_store_append_duration_seconds_count\{outcome="appended"\} [1-9]/);
+    expect(text).toMatch(/lance_catalog_projection_lag_events\{database="default"\} 0/);
+    expect(text).toMatch(/lance_catalog_queue_jobs\{queue="index-builds",state="waiting"\} \d+/);
+  });
+
+  it('finishes in-flight requests on SIGTERM, then exits', async () => {
+    const own = await startServer({ entry: 'api' });
+    const ownApi = new Api(own.url);
+    const pending = ownApi.send('POST', '/v1/table/slow/create', arrowStream(sampleTable(0, 50_000)), ARROW_STREAM);
+    await new Promise((r) => setTimeout(r, 30));
+    own.process.kill('SIGTERM');
+    const res = await pending;
+    expect(res.status).toBe(200);
+    const code = await new Promise<number | null>((r) => (own.process.exitCode !== null ? r(own.process.exitCode) : own.process.once('exit', (c) => r(c))));
+    expect(code).toBe(0);
+  });
+});
+
+describe('without Redis', () => {
+  let server: RunningServer;
+  let api: Api;
+
+  beforeAll(async () => {
+    server = await startServer({ entry: 'api', env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    api = new Api(server.url);
+  });
+  afterAll(() => server?.stop());
+
+  it('keeps the catalog working, answers queue operations 503 code 17 with Retry-After, and is not ready', async () => {
+    expect((await api.post('/v1/namespace/r/create', {})).status).toBe(200);
+    expect((await api.send('POST', '/v1/table/r%24t/create', arrowStream(sampleTable(0, 20)), ARROW_STREAM)).status).toBe(200);
+    const build = await api.post('/v1/table/r%24t/create_index', { column: 'id', index_type: 'BTREE' });
+    expect([build.status, build.body.code]).toEqual([503, 17]);
+    expect(build.headers.get('retry-after')).toBe('5');
+    expect((await api.post('/v1/table/r%24t/index/list', {})).body.indexes).toEqual([]);
+    const ready = await api.get('/readyz');
+    expect([ready.status, ready.body.code]).toEqual([503, 17]);
+    expect(ready.body.error).toContain('redis');
+  });
+});
