@@ -50,7 +50,8 @@ describe('operability', () => {
     const own = await startServer({ entry: 'api' });
     const ownApi = new Api(own.url);
     const pending = ownApi.send('POST', '/v1/table/slow/create', arrowStream(sampleTable(0, 50_000)), ARROW_STREAM);
-    await new Promise((r) => setTimeout(r, 30));
+    // Long enough for the request to have reached the server, well short of its completion.
+    await new Promise((r) => setTimeout(r, 100));
     own.process.kill('SIGTERM');
     const res = await pending;
     expect(res.status).toBe(200);
