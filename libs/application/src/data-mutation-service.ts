@@ -29,11 +29,13 @@ export class DataMutationService {
     operation: string,
     change: (table: LanceTable) => Promise<R>,
     rows?: (result: R) => number,
+    columns: string[] = [],
   ): Promise<R & { transaction_id: string | undefined }> {
     const table = await this.data.table(ctx, id);
     const dataset = await this.data.open(ctx, table);
     let result: R;
     try {
+      if (columns.length) requireColumns(await dataset.schema(), columns);
       result = await change(dataset);
     } catch (e) {
       // Only data brought in can fail to fit the schema; the other changes fail on their own terms.
@@ -71,8 +73,14 @@ export class DataMutationService {
 
   async update(ctx: RequestContext, id: ObjectId, predicate: string | undefined, updates: Array<[string, string]>) {
     if (!updates.length) throw invalidInput('updates must hold at least one [column, SQL expression] pair');
-    await this.requireColumns(ctx, id, updates.map(([column]) => column));
-    const r = await this.mutate(ctx, id, 'Update', (t) => t.update({ valuesSql: Object.fromEntries(updates), ...(predicate ? { where: predicate } : {}) }), (u) => u.rowsUpdated);
+    const r = await this.mutate(
+      ctx,
+      id,
+      'Update',
+      (t) => t.update({ valuesSql: Object.fromEntries(updates), ...(predicate ? { where: predicate } : {}) }),
+      (u) => u.rowsUpdated,
+      updates.map(([column]) => column),
+    );
     return { transaction_id: r.transaction_id, updated_rows: r.rowsUpdated, version: r.version };
   }
 
@@ -90,31 +98,33 @@ export class DataMutationService {
 
   async alterColumns(ctx: RequestContext, id: ObjectId, alterations: Array<{ path: string; rename?: string; nullable?: boolean; dataType?: string }>) {
     if (!alterations.length) throw invalidInput('alterations must hold at least one change');
-    await this.requireColumns(ctx, id, alterations.map((a) => a.path));
-    const r = await this.mutate(ctx, id, 'AlterColumns', (t) => t.alterColumns(alterations));
+    const r = await this.mutate(ctx, id, 'AlterColumns', (t) => t.alterColumns(alterations), undefined, alterations.map((a) => a.path));
     return { transaction_id: r.transaction_id, version: r.version };
   }
 
   async dropColumns(ctx: RequestContext, id: ObjectId, columns: string[]) {
     if (!columns.length) throw invalidInput('columns must name at least one column');
-    await this.requireColumns(ctx, id, columns);
-    const r = await this.mutate(ctx, id, 'DropColumns', (t) => t.dropColumns(columns));
+    const r = await this.mutate(ctx, id, 'DropColumns', (t) => t.dropColumns(columns), undefined, columns);
     return { transaction_id: r.transaction_id, version: r.version };
   }
 
   async updateFieldMetadata(ctx: RequestContext, id: ObjectId, updates: Array<{ path: string; metadata: Record<string, string | null>; replace?: boolean }>) {
     if (!updates.length) throw invalidInput('updates must hold at least one field');
-    await this.requireColumns(ctx, id, updates.map((u) => u.path));
-    const r = await this.mutate(ctx, id, 'UpdateFieldMetadata', (t) => t.updateFieldMetadata(updates));
-    const table = await this.data.table(ctx, id);
-    const dataset = await this.data.open(ctx, table);
-    try {
-      const schema = await dataset.schema();
-      const fields = updates.map((u) => ({ path: u.path, metadata: Object.fromEntries(schema.fields.find((f) => f.name === u.path)?.metadata ?? []) }));
-      return { transaction_id: r.transaction_id, version: r.version, fields };
-    } finally {
-      dataset.close();
-    }
+    // The schema after the change is read on the same open table, not by opening it again.
+    const r = await this.mutate(
+      ctx,
+      id,
+      'UpdateFieldMetadata',
+      async (t) => {
+        const result = await t.updateFieldMetadata(updates);
+        const schema = await t.schema();
+        const fields = updates.map((u) => ({ path: u.path, metadata: Object.fromEntries(schema.fields.find((f) => f.name === u.path)?.metadata ?? []) }));
+        return { version: result.version, fields };
+      },
+      undefined,
+      updates.map((u) => u.path),
+    );
+    return { transaction_id: r.transaction_id, version: r.version, fields: r.fields };
   }
 
   async stats(ctx: RequestContext, id: ObjectId) {
@@ -138,15 +148,10 @@ export class DataMutationService {
     }
   }
 
-  private async requireColumns(ctx: RequestContext, id: ObjectId, paths: string[]) {
-    const table = await this.data.table(ctx, id);
-    const dataset = await this.data.open(ctx, table);
-    try {
-      const names = new Set((await dataset.schema()).fields.map((f) => f.name));
-      const missing = paths.filter((p) => !names.has(p.split('.')[0]));
-      if (missing.length) throw new CatalogError(ErrorCode.TableColumnNotFound, `column(s) ${missing.join(', ')} do not exist`);
-    } finally {
-      dataset.close();
-    }
-  }
+}
+
+function requireColumns(schema: { fields: Array<{ name: string }> }, paths: string[]): void {
+  const names = new Set(schema.fields.map((f) => f.name));
+  const missing = paths.filter((p) => !names.has(p.split('.')[0]));
+  if (missing.length) throw new CatalogError(ErrorCode.TableColumnNotFound, `column(s) ${missing.join(', ')} do not exist`);
 }
