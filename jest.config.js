@@ -1,5 +1,5 @@
 // Nest 12 ships ESM only: swc down-compiles those packages so Jest (CommonJS) can load them.
-const esmPackages = ['@nestjs', 'cookie', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', '@standard-schema'];
+const esmPackages = ['@nestjs', 'cookie', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', '@standard-schema', 'jose'];
 
 const swc = [
   '@swc/jest',
@@ -25,8 +25,8 @@ module.exports = {
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   moduleNameMapper: {
-    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core)$': '<rootDir>/libs/$1/src',
-    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core)/(.*)$': '<rootDir>/libs/$1/src/$2',
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core|auth)$': '<rootDir>/libs/$1/src',
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core|auth)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   setupFiles: ['<rootDir>/test/support/env.js'],
   testTimeout: 60000,

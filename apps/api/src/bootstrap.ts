@@ -3,10 +3,17 @@ import { DynamicModule, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import { AppConfig } from '@app/config';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import type { Logger as PinoLogger } from 'pino';
 import { JsonLogger, Metrics, createLogger } from '@app/core';
 import { ApiModule } from './api.module';
+import { installQueueDashboard } from './admin/install-queue-dashboard';
+import { installAuth } from './auth/auth.hooks';
+import { installRateLimit } from './auth/rate-limit';
+import { authenticatorFor } from './auth/authenticator.factory';
+import { installDocs } from './openapi/install-docs';
 
 /** Builds the HTTP application: Fastify configured for the REST binding's encodings. */
 export async function createApiApp(config: AppConfig, extra: DynamicModule[] = []): Promise<NestFastifyApplication> {
@@ -20,6 +27,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     // Ids are whole namespace paths: the default 100-character limit would turn long ids into 404s.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
     // A URL Fastify cannot decode never reaches Nest: answer it in the protocol's terms here.
+    // Node refuses some requests before Fastify sees them (oversized request line or headers).
+    clientErrorHandler: answerClientError,
     frameworkErrors: (error: Error, request: { url: string }, reply: { code(n: number): { send(b: unknown): void } }) =>
       reply.code(400).send({ error: `malformed request: ${error.message}`, code: 13, instance: request.url.split('?')[0] }),
   } as ConstructorParameters<typeof FastifyAdapter>[0]);
@@ -62,7 +71,27 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     }
   });
   drainOnSignals(app, fastify, logger);
+  installAuth(fastify, authenticatorFor(config.auth), config.defaultDatabase);
+  const limiterRedis = await installRateLimit(app, config.rateLimit, config.redisUrl, config.queuePrefix);
+  if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
+  await installDocs(app);
+  await installQueueDashboard(app);
   return app;
+}
+
+/** Node's HTTP parser refusals, answered in the protocol's JSON like every other error. */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (socket.destroyed || !socket.writable) return;
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'the request line and headers are larger than 16 KiB: shorten the id or the headers']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'the request took too long to arrive']
+        : [400, `malformed HTTP request: ${error.message}`];
+  const body = JSON.stringify({ error: message, code: 13 });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The header the server's own Lance client sends, so its calls back into this catalog are told apart. */
@@ -108,6 +137,14 @@ export async function listen(app: NestFastifyApplication, config: AppConfig): Pr
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   config.selfUrl ??= `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  new Logger('api').log(`Lance REST catalog listening on http://${config.host}:${port} (event store: ${config.eventStore}, warehouse: ${config.warehouse})`);
+  const log = new Logger('api');
+  log.log(`Lance REST catalog listening on http://${config.host}:${port} (event store: ${config.eventStore}, warehouse: ${config.warehouse})`);
+  if (!authConfigured(config.auth)) {
+    log.warn(
+      isLoopback(config.host)
+        ? `no authentication configured: serving loopback (${config.host}) only; configure AUTH_API_KEYS or AUTH_JWT_* before exposing it`
+        : `no authentication configured and ALLOW_UNAUTHENTICATED_NETWORK=true: anyone who reaches ${config.host}:${port} may do anything`,
+    );
+  }
   return `http://${host}:${port}`;
 }

@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, loadConfig } from '@app/config';
+import { AppConfig, jobLockMsFromEnv } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
 import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
@@ -16,7 +16,7 @@ const FINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
  * Decorators are evaluated at load time, so the setting is read from the environment here.
  */
 function lockOptions() {
-  const { jobLockMs } = loadConfig();
+  const jobLockMs = jobLockMsFromEnv();
   return { lockDuration: jobLockMs, stalledInterval: jobLockMs, maxStalledCount: 2 };
 }
 
@@ -94,6 +94,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
       return 'canceled during the build; the built index was dropped';
     }
     await this.indexes.setStatus(ctx, job.data.transactionId, 'Succeeded', { ...detail, finished_at: new Date().toISOString() });
+    this.logger.log(`index build succeeded: ${type} '${build.index.name}' on ${build.table.id.join('/')} (transaction ${job.data.transactionId})`);
     return 'built';
   }
 

@@ -47,6 +47,9 @@ export function validateName(name: unknown, what: string, delimiter = DEFAULT_DE
   if (name.length > MAX_NAME_LENGTH) throw invalidInput(`${what} is longer than ${MAX_NAME_LENGTH} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) throw invalidInput(`${what} '${printable(name)}' contains a control character`);
+  // Names end up in paths, logs and other tools' URLs: nothing that reads as a path step there.
+  if (name === '.' || name === '..') throw invalidInput(`${what} '${name}' is not a usable name`);
+  if (/[/\\]/.test(name)) throw invalidInput(`${what} '${name}' contains a slash`, 'Names may not contain / or \\; use the delimiter to nest namespaces.');
   if (name.includes(delimiter) || name.includes(DEFAULT_DELIMITER)) {
     throw invalidInput(
       `${what} '${name}' contains the delimiter '${name.includes(delimiter) ? delimiter : DEFAULT_DELIMITER}'`,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
 
 const bool = (name: string, fallback: boolean) =>
   z
@@ -68,6 +69,10 @@ const schema = z.object({
     .refine((v) => v === undefined || /^https?:\/\/[^/]+$/.test(v), {
       message: 'SELF_URL must be a base URL without a path, such as http://127.0.0.1:2333',
     }),
+  ...authEnvSchema,
+  ALLOW_UNAUTHENTICATED_NETWORK: bool('ALLOW_UNAUTHENTICATED_NETWORK', false),
+  RATE_LIMIT_MAX: int('RATE_LIMIT_MAX', 0, 0, 1_000_000_000),
+  RATE_LIMIT_WINDOW_MS: int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
 });
 
 export interface AppConfig {
@@ -91,6 +96,8 @@ export interface AppConfig {
   analyzeTimeoutMs: number;
   /** How long a job stays claimed without a heartbeat before another worker may take it over. */
   jobLockMs: number;
+  auth: AuthSettings;
+  rateLimit: RateLimitSettings;
 }
 
 export class ConfigError extends Error {
@@ -107,6 +114,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(parsed.error.issues.map((i) => (i.path.length ? `${String(i.path[0])}: ${i.message}` : i.message)));
   }
   const c = parsed.data;
+  const { settings: auth, problems } = readAuthSettings(c, c.ALLOW_UNAUTHENTICATED_NETWORK);
+  if (auth && !authConfigured(auth) && !isLoopback(c.HOST) && !c.ALLOW_UNAUTHENTICATED_NETWORK) {
+    problems.push(
+      `HOST: ${c.HOST} would expose the catalog to the network without authentication. ` +
+        'Configure AUTH_API_KEYS(_FILE) or AUTH_JWT_*, or set ALLOW_UNAUTHENTICATED_NETWORK=true if a proxy in front authenticates.',
+    );
+  }
+  if (problems.length || !auth) throw new ConfigError(problems);
   const dataDir = resolve(c.DATA_DIR);
   return {
     port: c.PORT,
@@ -126,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerConcurrency: c.WORKER_CONCURRENCY,
     analyzeTimeoutMs: c.ANALYZE_TIMEOUT_MS,
     jobLockMs: c.JOB_LOCK_MS,
+    auth,
+    rateLimit: { max: c.RATE_LIMIT_MAX, windowMs: c.RATE_LIMIT_WINDOW_MS },
   };
 }
 
@@ -140,4 +157,10 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfi
     }
     throw e;
   }
+}
+
+/** JOB_LOCK_MS alone, for decorators evaluated at load time; a bad value is reported by loadConfigOrExit. */
+export function jobLockMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const parsed = schema.shape.JOB_LOCK_MS.safeParse(env.JOB_LOCK_MS);
+  return parsed.success ? parsed.data : 30_000;
 }

@@ -29,8 +29,27 @@ describe('configuration', () => {
       DEFAULT_DATABASE: 'main',
       BODY_LIMIT: '2048',
       LOG_LEVEL: 'debug',
+      ALLOW_UNAUTHENTICATED_NETWORK: 'true',
+      RATE_LIMIT_MAX: '100',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      AUTH_SERVICE_KEY: 'k'.repeat(40),
     });
     expect(c).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', warehouse: '/tmp/wh', managedVersioning: false, bodyLimit: 2048 });
+    expect(c.rateLimit).toEqual({ max: 100, windowMs: 1000 });
+    expect(c.auth).toMatchObject({ serviceKey: 'k'.repeat(40), allowUnauthenticatedNetwork: true, apiKeys: [] });
+  });
+
+  it('reads API keys and JWT settings', () => {
+    const c = loadConfig({
+      AUTH_API_KEYS: JSON.stringify([{ principal: 'etl', sha256: 'a'.repeat(64), databases: ['main', '*'], level: 'write' }]),
+      AUTH_JWT_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
+      AUTH_JWT_ISSUER: 'https://idp.example/',
+      AUTH_JWT_AUDIENCE: 'lance',
+      HOST: '0.0.0.0',
+    });
+    expect(c.auth.apiKeys).toEqual([{ principal: 'etl', sha256: 'a'.repeat(64), databases: ['main', '*'], level: 'write' }]);
+    expect(c.auth.jwt).toMatchObject({ jwksUrl: 'https://idp.example/.well-known/jwks.json', algorithms: ['RS256', 'ES256', 'PS256', 'EdDSA'], scopePrefix: 'lance' });
+    expect(c.auth.serviceKey.length).toBeGreaterThanOrEqual(32);
   });
 
   it.each([
@@ -43,6 +62,13 @@ describe('configuration', () => {
     ['BODY_LIMIT', '-1'],
     ['LOG_LEVEL', 'loud'],
     ['SELF_URL', 'ftp://x/y'],
+    ['AUTH_API_KEYS', '{not json'],
+    ['AUTH_API_KEYS', '[{"principal":"x","sha256":"zz","databases":["*"],"level":"read"}]'],
+    ['AUTH_JWT_SECRET', 'short'],
+    ['AUTH_JWT_JWKS_URL', 'ldap://x'],
+    ['AUTH_SERVICE_KEY', 'short'],
+    ['RATE_LIMIT_MAX', '-3'],
+    ['HOST', '0.0.0.0'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {

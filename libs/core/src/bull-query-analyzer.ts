@@ -6,7 +6,7 @@ import { withTimeout } from './with-timeout';
 
 /** Producer side of the analysis queue: enqueue, then wait for the worker's answer or time out. */
 export class BullQueryAnalyzer implements QueryAnalyzer {
-  private readonly queue: Queue<QueryAnalysisJob, string>;
+  readonly queue: Queue<QueryAnalysisJob, string>;
   private readonly events: QueueEvents;
 
   constructor(redisUrl: string, prefix: string, private readonly timeoutMs: number) {

@@ -50,6 +50,8 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
         new LanceTables({
           // The API reaches itself; a worker on its own reaches the API it is configured with.
           selfUrl: () => c.selfUrl ?? c.catalogUrl,
+          // Its calls are authenticated as the service; the caller's own rights were checked first.
+          headers: { 'x-api-key': c.auth.serviceKey },
         }),
     },
     {

@@ -19,7 +19,7 @@ export interface TableDetails {
 export class LanceTables {
   private readonly connections = new Map<string, Promise<lancedb.Connection>>();
 
-  constructor(private readonly options: { selfUrl: () => string }) {}
+  constructor(private readonly options: { selfUrl: () => string; headers?: Record<string, string> }) {}
 
   async open(database: string, id: string[], opts: { version?: number } = {}): Promise<lancedb.Table> {
     const db = await this.connection(database);
@@ -86,7 +86,7 @@ export class LanceTables {
     if (!pending) {
       pending = lancedb.connectNamespace('rest', {
         uri: this.options.selfUrl(),
-        headers: { 'x-lance-database': database, 'x-lance-ctx-origin': 'catalog-server' },
+        headers: { ...this.options.headers, 'x-lance-database': database, 'x-lance-ctx-origin': 'catalog-server' },
       });
       pending.catch(() => this.connections.delete(database));
       this.connections.set(database, pending);

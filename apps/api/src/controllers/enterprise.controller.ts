@@ -39,7 +39,7 @@ export class EnterpriseController {
   }
 
   private authorised(req: FastifyRequest): RestRequest {
-    if (typeof req.headers['x-api-key'] !== 'string' || !req.headers['x-api-key']) {
+    if (!req.principal || (req.principal.via === 'anonymous' && (typeof req.headers['x-api-key'] !== 'string' || !req.headers['x-api-key']))) {
       throw new CatalogError(ErrorCode.Unauthenticated, 'this route needs an x-api-key header');
     }
     return this.rest.of(req);

@@ -14,6 +14,7 @@ import {
   updateFieldMetadataBody,
 } from '../http/body-schemas';
 import { RestRequest } from '../http/rest-request';
+import { checkSqlExpression } from '../http/sql-expression';
 import { RestRequests } from '../http/rest-request.factory';
 import { refuseBranch } from './table.controller';
 
@@ -36,10 +37,10 @@ export class MutationController {
     return this.mutations.mergeInsert(r.context(), requireTableId(r.pathId(ID)), readArrowStream(req.body), {
       on,
       whenMatchedUpdateAll: r.queryBool('when_matched_update_all', false),
-      whenMatchedUpdateAllFilter: r.queryString('when_matched_update_all_filt') || undefined,
+      whenMatchedUpdateAllFilter: filterParam(r, 'when_matched_update_all_filt'),
       whenNotMatchedInsertAll: r.queryBool('when_not_matched_insert_all', false),
       whenNotMatchedBySourceDelete: r.queryBool('when_not_matched_by_source_delete', false),
-      whenNotMatchedBySourceDeleteFilter: r.queryString('when_not_matched_by_source_delete_filt') || undefined,
+      whenNotMatchedBySourceDeleteFilter: filterParam(r, 'when_not_matched_by_source_delete_filt'),
       timeoutMs: r.queryInt('timeout', 1),
       useIndex: r.queryString('use_index') === undefined ? undefined : r.queryBool('use_index', true),
     });
@@ -125,4 +126,9 @@ export class MutationController {
     refuseBranch(body.branch);
     return { r, body, id: requireTableId(r.objectId(ID, body as { id?: unknown })) };
   }
+}
+
+function filterParam(r: RestRequest, name: string): string | undefined {
+  const v = r.queryString(name);
+  return v ? checkSqlExpression(v, name) : undefined;
 }

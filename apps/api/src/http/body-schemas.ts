@@ -1,3 +1,4 @@
+import { sqlExpression } from './sql-expression';
 import { invalidInput } from '@app/catalog';
 import { z } from 'zod';
 
@@ -99,7 +100,7 @@ export function oneOf<K extends string>(value: Partial<Record<K, unknown>>, name
   return set[0];
 }
 
-export const countRowsBody = z.object({ ...common, version: version.nullish(), branch: z.string().nullish(), predicate: z.string().nullish() });
+export const countRowsBody = z.object({ ...common, version: version.nullish(), branch: z.string().nullish(), predicate: sqlExpression('predicate').nullish() });
 
 const matchQuery = z.object({
   terms: z.string(),
@@ -143,7 +144,7 @@ export const queryTableBody = z.object({
   vector_column: z.string().min(1).nullish(),
   k: z.number().int().min(1, 'k must be at least 1').max(MAX_K, `k must be at most ${MAX_K}`),
   offset: count.nullish(),
-  filter: z.string().nullish(),
+  filter: sqlExpression('filter').nullish(),
   prefilter: z.boolean().nullish(),
   columns: z
     .object({ column_names: z.array(z.string().min(1)).nullish(), column_aliases: z.record(z.string(), z.string().min(1)).nullish() })
@@ -211,11 +212,11 @@ export const indexNameBody = z.object({ ...common, version: version.nullish(), i
 export const updateBody = z.object({
   ...common,
   branch: z.string().nullish(),
-  predicate: z.string().nullish(),
+  predicate: sqlExpression('predicate').nullish(),
   updates: z.array(z.tuple([z.string().min(1), z.string().min(1)])).min(1),
   properties: stringMap.nullish(),
 });
-export const deleteBody = z.object({ ...common, branch: z.string().nullish(), predicate: z.string() });
+export const deleteBody = z.object({ ...common, branch: z.string().nullish(), predicate: sqlExpression('predicate') });
 export const addColumnsBody = z.object({
   ...common,
   branch: z.string().nullish(),

@@ -40,7 +40,9 @@ export class ErrorFilter implements ExceptionFilter {
     const [status, body] = this.describe(exception, request);
     body.instance = request.url.split('?')[0];
     // Unavailable and throttled requests are worth retrying: say when.
-    if (body.code === ErrorCode.ServiceUnavailable || body.code === ErrorCode.Throttling) void reply.header('retry-after', '5');
+    if ((body.code === ErrorCode.ServiceUnavailable || body.code === ErrorCode.Throttling) && !reply.hasHeader('retry-after')) {
+      void reply.header('retry-after', '5');
+    }
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 

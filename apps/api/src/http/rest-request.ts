@@ -52,6 +52,7 @@ export class RestRequest {
   body(): Record<string, unknown> {
     const body = this.req.body;
     if (body === undefined || body === null || body === '') return {};
+    if (Buffer.isBuffer(body)) throw invalidInput('this operation takes a JSON body (application/json), not an Arrow stream');
     if (typeof body !== 'object' || Array.isArray(body)) throw invalidInput('the request body must be a JSON object');
     return body as Record<string, unknown>;
   }
@@ -83,7 +84,13 @@ export class RestRequest {
       if (name.startsWith(CTX_PREFIX) && typeof value === 'string') context[name.slice(CTX_PREFIX.length)] = value;
     }
     this.checkMinTimestamp();
-    return { database: this.database(), context, delimiter: this.delimiter };
+    const principal = this.req.principal;
+    return {
+      database: this.database(),
+      context,
+      delimiter: this.delimiter,
+      ...(principal && principal.via !== 'anonymous' ? { principal: principal.name } : {}),
+    };
   }
 
   database(): string {

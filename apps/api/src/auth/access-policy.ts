@@ -1,0 +1,90 @@
+import type { AccessLevel } from '@app/auth';
+
+/** `public`: no credentials (probes, metrics, the API description); `admin-all`: admin on every database. */
+export type RouteAccess = AccessLevel | 'public' | 'admin-all';
+
+/**
+ * What each route needs, in one place so it can be reviewed as a whole. Keys are
+ * `METHOD route-template` as Fastify registers them. A route missing here stops the server at
+ * start-up, so nothing is ever served without a decision.
+ */
+const ROUTES: Record<string, RouteAccess> = {
+  'GET /healthz': 'public',
+  'GET /readyz': 'public',
+  'GET /metrics': 'public',
+  'GET /openapi.json': 'public',
+
+  'GET /v1/namespace/:id/list': 'read',
+  'POST /v1/namespace/:id/describe': 'read',
+  'POST /v1/namespace/:id/exists': 'read',
+  'GET /v1/namespace/:id/table/list': 'read',
+  'POST /v1/namespace/:id/create': 'admin',
+  'POST /v1/namespace/:id/drop': 'admin',
+
+  'POST /v1/table/:id/describe': 'read',
+  'POST /v1/table/:id/exists': 'read',
+  'POST /v1/table/:id/count_rows': 'read',
+  'POST /v1/table/:id/query': 'read',
+  'POST /v1/table/:id/explain_plan': 'read',
+  'POST /v1/table/:id/analyze_plan': 'read',
+  'POST /v1/table/:id/stats': 'read',
+  'POST /v1/table/:id/index/list': 'read',
+  'POST /v1/table/:id/index/:index_name/stats': 'read',
+  'POST /v1/table/:id/tags/list': 'read',
+  'POST /v1/table/:id/tags/version': 'read',
+  'POST /v1/table/:id/version/list': 'read',
+  'POST /v1/table/:id/version/describe': 'read',
+
+  'POST /v1/table/:id/declare': 'write',
+  'POST /v1/table/:id/create': 'write',
+  'POST /v1/table/:id/insert': 'write',
+  'POST /v1/table/:id/merge_insert': 'write',
+  'POST /v1/table/:id/update': 'write',
+  'POST /v1/table/:id/delete': 'write',
+  'POST /v1/table/:id/add_columns': 'write',
+  'POST /v1/table/:id/alter_columns': 'write',
+  'POST /v1/table/:id/drop_columns': 'write',
+  'POST /v1/table/:id/update_field_metadata': 'write',
+  'POST /v1/table/:id/schema_metadata/update': 'write',
+  'POST /v1/table/:id/create_index': 'write',
+  'POST /v1/table/:id/create_scalar_index': 'write',
+  'POST /v1/table/:id/index/:index_name/drop': 'write',
+  'POST /v1/table/:id/tags/create': 'write',
+  'POST /v1/table/:id/tags/update': 'write',
+  'POST /v1/table/:id/tags/delete': 'write',
+  'POST /v1/table/:id/version/create': 'write',
+  'POST /v1/table/:id/restore': 'write',
+  'POST /v1/table/version/batch-create': 'write',
+  'POST /v1/table/batch-commit': 'write',
+
+  'POST /v1/table/:id/drop': 'admin',
+  'POST /v1/table/:id/deregister': 'admin',
+  'POST /v1/table/:id/register': 'admin',
+  'POST /v1/table/:id/rename': 'admin',
+  'POST /v1/table/:id/version/delete': 'admin',
+
+  'POST /v1/transaction/:id/describe': 'read',
+  'POST /v1/transaction/:id/alter': 'write',
+
+  'GET /v1/history/digest': 'read',
+  'GET /v1/history/table/:id': 'read',
+  'GET /v1/history/namespace/:id': 'read',
+  'GET /v1/history/transaction/:id': 'read',
+
+  'GET /v1/table': 'read',
+  'GET /v1/tables': 'read',
+  'POST /v1/tables/:table_name': 'write',
+};
+
+/** Routes registered by plugins under a prefix: the API page and the queue dashboard. */
+const PREFIXES: [string, RouteAccess][] = [
+  ['/docs', 'public'],
+  ['/admin/queues', 'admin-all'],
+];
+
+export function accessOf(method: string, url: string): RouteAccess | undefined {
+  if (method === 'HEAD' || method === 'OPTIONS') method = 'GET';
+  const exact = ROUTES[`${method} ${url.replace(/\/$/, '') || '/'}`];
+  if (exact) return exact;
+  return PREFIXES.find(([prefix]) => url === prefix || url.startsWith(`${prefix}/`))?.[1];
+}

@@ -1,0 +1,73 @@
+import { ANONYMOUS, Principal, SERVICE } from './access';
+import { ApiKeyRegistry, sameSecret } from './api-keys';
+import { InvalidToken, JwtVerifier } from './jwt-verifier';
+
+/** The credentials a request carries; headers are read first, the body's `identity` after. */
+export interface Credentials {
+  authorization?: string;
+  apiKey?: string;
+  identity?: { api_key?: unknown; auth_token?: unknown };
+}
+
+/** Raised for missing or refused credentials; the HTTP layer answers 401 code 16. */
+export class AuthenticationFailed extends Error {}
+
+export interface AuthenticatorOptions {
+  apiKeys: ApiKeyRegistry;
+  jwt?: JwtVerifier;
+  /** The shared secret of the server's own calls and of the workers. */
+  serviceKey: string;
+}
+
+export class Authenticator {
+  constructor(private readonly options: AuthenticatorOptions) {}
+
+  /** With no keys and no token issuer configured, there is nothing to check against. */
+  get enabled(): boolean {
+    return this.options.apiKeys.size > 0 || this.options.jwt !== undefined;
+  }
+
+  async authenticate(c: Credentials): Promise<Principal> {
+    if (!this.enabled) return ANONYMOUS;
+    const auth = c.authorization?.trim();
+    if (auth) {
+      const [scheme, ...rest] = auth.split(/\s+/);
+      const value = rest.join(' ');
+      if (/^bearer$/i.test(scheme) && value) return this.token(value);
+      if (/^basic$/i.test(scheme) && value) return this.key(basicPassword(value));
+      throw new AuthenticationFailed(`the Authorization header must be 'Bearer <token>' or 'Basic <credentials>'`);
+    }
+    if (c.apiKey) return this.key(c.apiKey);
+    const identity = c.identity;
+    if (identity && typeof identity.auth_token === 'string' && identity.auth_token) return this.token(identity.auth_token);
+    if (identity && typeof identity.api_key === 'string' && identity.api_key) return this.key(identity.api_key);
+    throw new AuthenticationFailed('credentials are required: send Authorization: Bearer <token> or x-api-key: <key>');
+  }
+
+  /** A bearer value is a JWT when one is configured and it looks like one; otherwise an API key. */
+  private async token(value: string): Promise<Principal> {
+    if (this.options.jwt && value.split('.').length === 3) {
+      try {
+        return await this.options.jwt.verify(value);
+      } catch (e) {
+        if (e instanceof InvalidToken) throw new AuthenticationFailed(e.message);
+        throw e;
+      }
+    }
+    return this.key(value);
+  }
+
+  private key(key: string): Principal {
+    if (sameSecret(key, this.options.serviceKey)) return SERVICE;
+    const principal = this.options.apiKeys.find(key);
+    if (!principal) throw new AuthenticationFailed('the API key is not known');
+    return principal;
+  }
+}
+
+/** Basic credentials carry the API key as the password; the user name is only a label. */
+function basicPassword(encoded: string): string {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? decoded : decoded.slice(colon + 1);
+}
