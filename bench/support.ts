@@ -24,7 +24,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     const onData = (d: Buffer) => {
       output += d;
       const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (m) ok(m[1]);
+      if (m) {
+        // From here on the request logs are drained and dropped, not kept in memory.
+        for (const stream of [child.stdout!, child.stderr!]) {
+          stream.removeListener('data', onData);
+          stream.resume();
+        }
+        ok(m[1]);
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);

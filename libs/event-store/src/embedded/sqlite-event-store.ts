@@ -41,6 +41,8 @@ export class SqliteEventStore implements EventStore {
   private readonly listeners = new Set<() => void>();
   private readonly stmts;
   private readonly appendTx;
+  private readonly heads = new Map<string, number>();
+  private seenDataVersion?: bigint;
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -69,6 +71,7 @@ export class SqliteEventStore implements EventStore {
       readStream: this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?'),
       readAll: this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       ping: this.db.prepare('SELECT 1'),
+      dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
     };
     this.appendTx = this.db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
       const current = this.headOf(streamId);
@@ -96,7 +99,14 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const result = this.guard(() => this.appendTx.immediate(streamId, events, expected));
+    let result: AppendResult;
+    try {
+      result = this.guard(() => this.appendTx.immediate(streamId, events, expected));
+    } catch (e) {
+      this.heads.delete(streamId);
+      throw e;
+    }
+    this.heads.set(streamId, result.nextExpectedRevision);
     for (const wake of this.listeners) wake();
     return result;
   }
@@ -161,9 +171,23 @@ export class SqliteEventStore implements EventStore {
     if (this.db.open) this.db.close();
   }
 
+  /**
+   * Stream heads are asked for before every answer. SQLite's data_version changes only when
+   * another connection (another process) commits, and this connection's own commits go through
+   * append, so a remembered head stays right until one of the two happens.
+   */
   private headOf(streamId: string): number {
+    const version = this.stmts.dataVersion.get() as bigint;
+    if (version !== this.seenDataVersion) {
+      this.heads.clear();
+      this.seenDataVersion = version;
+    }
+    const known = this.heads.get(streamId);
+    if (known !== undefined) return known;
     const row = this.stmts.head.get(streamId) as { revision: bigint | null };
-    return row.revision === null ? -1 : Number(row.revision);
+    const head = row.revision === null ? -1 : Number(row.revision);
+    this.heads.set(streamId, head);
+    return head;
   }
 
   private guard<T>(work: () => T): T {
