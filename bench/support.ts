@@ -15,7 +15,8 @@ export interface BenchServer {
 /** Starts the compiled server (API and worker in one process) on a free port in a fresh data dir. */
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lance-bench-'));
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/standalone.js')], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/apps/api/src/standalone.js')], {
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-${Date.now()}`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CatalogEnvelope, CatalogError, CatalogEvent, CatalogView, ErrorCode, EventMetadata } from '@app/catalog';
+import { CatalogEnvelope, CatalogError, CatalogEvent, CatalogView, DraftCatalog, ErrorCode, EventMetadata, evolve } from '@app/catalog';
 import { EventStore, EventStoreUnavailableError, WrongExpectedRevisionError } from '@app/event-store';
 import { ProjectionRegistry } from '@app/projections';
 import { RequestContext } from './request-context';
@@ -16,14 +16,37 @@ export interface Decision<R> {
 }
 
 const MAX_ATTEMPTS = 25;
+/** How many queued commands one append may carry. */
+const MAX_GROUP = 512;
+
+interface Pending {
+  request: RequestContext;
+  metadata: EventMetadata;
+  decide: (view: CatalogView, metadata: EventMetadata) => Decision<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  attempts: number;
+}
+
+interface Accepted {
+  item: Pending;
+  decision: Decision<unknown>;
+  undo?: () => Promise<void>;
+}
 
 /**
  * Runs commands: decide against the caught-up state at revision R, append with expected revision R,
  * and on a conflict catch up and decide again. A genuine conflict then shows up as the decision's
  * own error (for example ConcurrentModification for a version that now exists).
+ *
+ * Group commit: commands for one database that arrive while an append is in flight wait for it,
+ * then are decided one after another on a draft of the state (each sees the ones before it), their
+ * side effects prepared concurrently, and their events appended together, one durable write for
+ * the group. Each command still has its own transaction and its own answer; one that is refused
+ * appends nothing and does not hold back the others.
  */
 export class CatalogWriter {
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly queues = new Map<string, Pending[]>();
 
   constructor(
     private readonly store: EventStore,
@@ -31,14 +54,6 @@ export class CatalogWriter {
   ) {}
 
   execute<R>(request: RequestContext, operation: string, decide: (view: CatalogView, metadata: EventMetadata) => Decision<R>): Promise<R> {
-    return this.locked(request.database, () => this.attempt(request, operation, decide));
-  }
-
-  private async attempt<R>(
-    request: RequestContext,
-    operation: string,
-    decide: (view: CatalogView, metadata: EventMetadata) => Decision<R>,
-  ): Promise<R> {
     const metadata: EventMetadata = {
       transactionId: randomUUID(),
       operation,
@@ -46,47 +61,120 @@ export class CatalogWriter {
       ...(Object.keys(request.context).length ? { context: request.context } : {}),
       ...(request.principal ? { principal: request.principal } : {}),
     };
-    for (let attempt = 1; ; attempt++) {
-      const projection = await unavailableAs503(() => this.projections.current(request.database));
-      const expected = projection.state.revision;
-      const decision = decide(projection.state, metadata);
-      if (decision.events.length === 0) return decision.result(undefined);
-      const undo = decision.prepare ? await decision.prepare() : undefined;
-      try {
-        const appended = await this.store.append(
-          projection.streamId,
-          decision.events.map((event) => ({ type: event.type, data: event.data, metadata })),
-          expected === -1 ? 'no_stream' : expected,
-        );
-        const first = appended.nextExpectedRevision - decision.events.length + 1;
-        const envelopes: CatalogEnvelope[] = decision.events.map((event, i) => ({ event, metadata, revision: first + i }));
-        await projection.applyAppended(envelopes);
-        return decision.result(metadata.transactionId);
-      } catch (e) {
-        if (undo) await undo();
-        if (e instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) {
-          await pause(attempt);
-          continue;
-        }
-        if (e instanceof WrongExpectedRevisionError) {
-          throw new CatalogError(ErrorCode.ConcurrentModification, 'too many concurrent writers; retry the request');
-        }
-        throw toCatalogError(e);
+    return new Promise<R>((resolve, reject) => {
+      const item: Pending = { request, metadata, decide, resolve: resolve as (v: unknown) => void, reject, attempts: 0 };
+      const queue = this.queues.get(request.database);
+      if (queue) return void queue.push(item);
+      this.queues.set(request.database, [item]);
+      void this.drain(request.database);
+    });
+  }
+
+  /** One drain loop per database runs while its queue has work; it is the only appender here. */
+  private async drain(database: string): Promise<void> {
+    const queue = this.queues.get(database)!;
+    try {
+      while (queue.length) {
+        const group = queue.splice(0, MAX_GROUP);
+        const retry = await this.commitGroup(database, group);
+        queue.unshift(...retry);
+      }
+    } finally {
+      this.queues.delete(database);
+      // Commands that arrived after the last check start a new loop.
+      if (queue.length) {
+        this.queues.set(database, queue);
+        void this.drain(database);
       }
     }
   }
 
-  /** One writer per database inside this process; other processes are held off by the expected revision. */
-  private locked<T>(database: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(database) ?? Promise.resolve();
-    const run = previous.then(work, work);
-    const tail = run.catch(() => undefined);
-    this.locks.set(database, tail);
-    void tail.then(() => {
-      if (this.locks.get(database) === tail) this.locks.delete(database);
+  /** Decides, prepares and appends one group; returns the commands to run again. */
+  private async commitGroup(database: string, group: Pending[]): Promise<Pending[]> {
+    let projection;
+    try {
+      projection = await unavailableAs503(() => this.projections.current(database));
+    } catch (e) {
+      for (const item of group) item.reject(e);
+      return [];
+    }
+    const expected = projection.state.revision;
+    const draft = new DraftCatalog(projection.state);
+    const accepted: Accepted[] = [];
+    for (const item of group) {
+      let decision: Decision<unknown>;
+      try {
+        decision = item.decide(draft, item.metadata);
+      } catch (e) {
+        item.reject(e);
+        continue;
+      }
+      if (decision.events.length === 0) {
+        settle(item, () => decision.result(undefined));
+        continue;
+      }
+      for (const event of decision.events) evolve(draft, { event, metadata: item.metadata, revision: -1 });
+      accepted.push({ item, decision });
+    }
+    if (accepted.length === 0) return [];
+
+    // Side effects (manifest finalisation) run side by side: their fsyncs overlap.
+    const prepared = await Promise.allSettled(accepted.map((a) => (a.decision.prepare ? a.decision.prepare() : Promise.resolve(undefined))));
+    prepared.forEach((p, i) => {
+      if (p.status === 'fulfilled') accepted[i].undo = p.value;
     });
-    return run;
+    const failed = prepared.findIndex((p) => p.status === 'rejected');
+    if (failed >= 0) {
+      // Later commands may have been decided on top of the failed one: undo, refuse it, decide the rest again.
+      await undoAll(accepted);
+      const retry: Pending[] = [];
+      accepted.forEach((a, i) => {
+        if (prepared[i].status === 'rejected') a.item.reject(toCatalogError((prepared[i] as PromiseRejectedResult).reason));
+        else retry.push(a.item);
+      });
+      return retry;
+    }
+
+    const records = accepted.flatMap((a) => a.decision.events.map((event) => ({ type: event.type, data: event.data, metadata: a.item.metadata })));
+    let appended;
+    try {
+      appended = await this.store.append(projection.streamId, records, expected === -1 ? 'no_stream' : expected);
+    } catch (e) {
+      await undoAll(accepted);
+      if (e instanceof WrongExpectedRevisionError) {
+        // Another process wrote first: catch up and decide again, a bounded number of times.
+        const retry: Pending[] = [];
+        for (const a of accepted) {
+          if (++a.item.attempts < MAX_ATTEMPTS) retry.push(a.item);
+          else a.item.reject(new CatalogError(ErrorCode.ConcurrentModification, 'too many concurrent writers; retry the request'));
+        }
+        if (retry.length) await pause(Math.min(...retry.map((r) => r.attempts)));
+        return retry;
+      }
+      for (const a of accepted) a.item.reject(toCatalogError(e));
+      return [];
+    }
+    let revision = appended.nextExpectedRevision - records.length + 1;
+    const envelopes: CatalogEnvelope[] = [];
+    for (const a of accepted) for (const event of a.decision.events) envelopes.push({ event, metadata: a.item.metadata, revision: revision++ });
+    // The events are durable; if folding them here fails, the next catch-up reads them back.
+    await projection.applyAppended(envelopes).catch(() => undefined);
+    for (const a of accepted) settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
+    return [];
   }
+}
+
+function settle(item: Pending, answer: () => unknown): void {
+  try {
+    item.resolve(answer());
+  } catch (e) {
+    item.reject(e);
+  }
+}
+
+async function undoAll(accepted: Accepted[]): Promise<void> {
+  await Promise.all(accepted.map((a) => a.undo?.().catch(() => undefined)));
+  for (const a of accepted) a.undo = undefined;
 }
 
 export async function unavailableAs503<T>(work: () => Promise<T>): Promise<T> {

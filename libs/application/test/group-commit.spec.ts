@@ -1,0 +1,43 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CatalogError } from '@app/catalog';
+import { EventStore, NewEvent, ExpectedRevision, SqliteEventStore } from '@app/event-store';
+import { ProjectionRegistry } from '@app/projections';
+import { CatalogWriter, NamespaceService } from '../src';
+
+/** The real embedded store, counting the appends that reach it. */
+function countingStore(): { store: EventStore; appends: () => number } {
+  const inner = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'group-commit-')), 'events.sqlite3'));
+  let appends = 0;
+  const store = Object.create(inner) as EventStore;
+  store.append = (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+    appends++;
+    return inner.append(streamId, events, expected);
+  };
+  return { store, appends: () => appends };
+}
+
+describe('group commit', () => {
+  it('appends concurrent commands together, each with its own transaction and answer', async () => {
+    const { store, appends } = countingStore();
+    const projections = new ProjectionRegistry(store);
+    const namespaces = new NamespaceService(new CatalogWriter(store, projections), projections);
+    const ctx = { database: 'default', context: {}, delimiter: '$' };
+    const names = Array.from({ length: 60 }, (_, i) => `ns${i % 50}`);
+    const results = await Promise.allSettled(names.map((n) => namespaces.createNamespace(ctx, { id: [n], mode: 'Create', properties: {} })));
+
+    const ok = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ transaction_id: string }>[];
+    const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+    expect(ok).toHaveLength(50);
+    expect(refused).toHaveLength(10);
+    for (const r of refused) expect((r.reason as CatalogError).code).toBe(2);
+    expect(new Set(ok.map((r) => r.value.transaction_id)).size).toBe(50);
+    // Far fewer durable writes than commands: they were grouped.
+    expect(appends()).toBeLessThan(10);
+    const state = (await projections.current('default')).state;
+    expect(state.revision).toBe(49);
+    expect(state.childNamespaces([]).size).toBe(50);
+    await store.close();
+  });
+});
