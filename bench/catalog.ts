@@ -130,7 +130,7 @@ async function commits(): Promise<void> {
         Array.from({ length: WRITERS }, async (_, w) => {
           for (let v = 1; v <= perTable; v++) {
             for (let t = w; t < 100; t += WRITERS) {
-              const data = { id: ['c', `t${t}`], tableUuid: 'x', version: v, manifestPath: `${locations[t]}/_versions/${v}.manifest`, manifestSize: 20, namingScheme: 'V2' };
+              const data = { table: ['c', `t${t}`], tableUuid: 'x', version: v, manifestPath: `${locations[t].slice(1)}/_versions/${v}.manifest`, manifestSize: 20, namingScheme: 'V2', timestampMillis: Date.now() };
               await appendInTurn({ type: 'TableVersionCreated', data, metadata: { transactionId: `${t}-${v}`, operation: 'CreateTableVersion', occurredAt: new Date().toISOString() } });
             }
           }

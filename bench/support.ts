@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -95,7 +95,11 @@ export async function settle(url: string, transactionId: string): Promise<any> {
   }
 }
 
+/** Where report() also records its tables as JSON lines, for bench/chart.ts (BENCH_RESULTS, or none). */
+const RESULTS = process.env.BENCH_RESULTS;
+
 export function report(title: string, rows: Array<Record<string, string | number>>): void {
+  if (RESULTS) appendFileSync(RESULTS, `${JSON.stringify({ title, rows, at: new Date().toISOString() })}\n`);
   console.log(`\n## ${title}\n`);
   const keys = Object.keys(rows[0]);
   console.log(`| ${keys.join(' | ')} |`);

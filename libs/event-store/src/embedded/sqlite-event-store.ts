@@ -16,16 +16,9 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store.port';
 
-interface Row {
-  position: bigint;
-  stream_id: string;
-  revision: bigint;
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  created: bigint;
-}
+const COLUMNS = 'position, stream_id, revision, id, type, data, metadata, created';
+/** A row as `COLUMNS` lists it; positions stay far below 2^53, so plain numbers are exact. */
+type Row = [number, string, number, string, string, string, string, number];
 
 const POLL_MS = 50;
 const PAGE = 1000;
@@ -68,8 +61,12 @@ export class SqliteEventStore implements EventStore {
       insert: this.db.prepare(
         'INSERT INTO events (stream_id, revision, id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      readStream: this.db.prepare('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?'),
-      readAll: this.db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      // Rows as arrays with plain numbers: reading the log is what a cold start spends its time on.
+      readStream: this.db
+        .prepare(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`)
+        .raw(true)
+        .safeIntegers(false),
+      readAll: this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(true).safeIntegers(false),
       ping: this.db.prepare('SELECT 1'),
       dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
     };
@@ -203,15 +200,15 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-function toRecorded(row: Row): RecordedEvent {
+function toRecorded([position, streamId, revision, id, type, data, metadata, created]: Row): RecordedEvent {
   return {
-    id: row.id,
-    streamId: row.stream_id,
-    revision: Number(row.revision),
-    position: row.position,
-    type: row.type,
-    data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
-    created: new Date(Number(row.created)),
+    id,
+    streamId,
+    revision,
+    position: BigInt(position),
+    type,
+    data: JSON.parse(data),
+    metadata: JSON.parse(metadata),
+    created: new Date(created),
   };
 }

@@ -1,0 +1,126 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { NewEvent, SqliteEventStore } from '@app/event-store';
+import { report, timed } from './support';
+
+/**
+ * Cold start, replay and memory with a large log: BENCH_TABLES tables (default 100,000) declared
+ * and BENCH_EVENTS events in all (default 1,000,000), the rest version commits spread over the
+ * tables, each event its own transaction as real commits are. Measured:
+ *  - replay (`npm run replay`) events/s, against reading the same events without folding them;
+ *  - an API process from start to its first answer about a table (it folds the whole log first);
+ *  - that process's resident memory once it holds the whole catalog.
+ */
+const TABLES = Number(process.env.BENCH_TABLES ?? 100_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const ROOT = resolve(__dirname, '../..');
+const run = promisify(execFile);
+
+async function writeLog(dataDir: string): Promise<void> {
+  const store = new SqliteEventStore(join(dataDir, 'events.sqlite3'));
+  const stream = 'catalog-default';
+  let revision = -1;
+  let written = 0;
+  const meta = (operation: string) => ({ transactionId: randomUUID(), operation, occurredAt: new Date().toISOString() });
+  const flush = async (batch: NewEvent[]) => {
+    const r = await store.append(stream, batch, revision === -1 ? 'no_stream' : revision);
+    revision = r.nextExpectedRevision;
+    written += batch.length;
+  };
+  let batch: NewEvent[] = [{ type: 'NamespaceCreated', data: { namespace: ['ns'], properties: {} }, metadata: meta('CreateNamespace') }];
+  for (let t = 0; t < TABLES; t++) {
+    batch.push({
+      type: 'TableDeclared',
+      data: { table: ['ns', `t${t}`], tableUuid: `u${t}`, location: `/warehouse/default/ns/t${t}.lance`, properties: {}, managedVersioning: true },
+      metadata: meta('DeclareTable'),
+    });
+    if (batch.length >= 5000) await flush(batch.splice(0));
+  }
+  const versions = EVENTS - 1 - TABLES;
+  for (let i = 0; i < versions; i++) {
+    const t = i % TABLES;
+    const version = Math.floor(i / TABLES) + 1;
+    batch.push({
+      type: 'TableVersionCreated',
+      data: { table: ['ns', `t${t}`], tableUuid: `u${t}`, version, manifestPath: `warehouse/default/ns/t${t}.lance/_versions/${version}.manifest`, manifestSize: 512, namingScheme: 'V2', timestampMillis: Date.now() },
+      metadata: meta('CreateTableVersion'),
+    });
+    if (batch.length >= 5000) await flush(batch.splice(0));
+  }
+  if (batch.length) await flush(batch);
+  await store.close();
+  if (written !== EVENTS) throw new Error(`wrote ${written} events, expected ${EVENTS}`);
+}
+
+async function readOnly(dataDir: string): Promise<number> {
+  const store = new SqliteEventStore(join(dataDir, 'events.sqlite3'));
+  let after: bigint | undefined;
+  let n = 0;
+  for (;;) {
+    const batch = await store.readAll({ afterPosition: after, maxCount: 10_000 });
+    n += batch.length;
+    if (batch.length < 10_000) break;
+    after = batch[batch.length - 1].position;
+  }
+  await store.close();
+  return n;
+}
+
+async function coldStart(dataDir: string): Promise<{ listeningMs: number; answeredMs: number; rssMb: number }> {
+  const started = process.hrtime.bigint();
+  const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
+  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-cold-${Date.now()}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((ok, fail) => {
+    const onData = (d: Buffer) => {
+      output += d;
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (m) ok(m[1]);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => fail(new Error(`server exited ${code}: ${output}`)));
+  });
+  const listeningMs = ms();
+  const res = await fetch(`${url}/v1/table/ns%24t${TABLES - 1}/describe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  if (res.status !== 200) throw new Error(`describe answered ${res.status}: ${await res.text()}`);
+  const answeredMs = ms();
+  const { stdout } = await run('ps', ['-o', 'rss=', '-p', String(child.pid)]);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  return { listeningMs, answeredMs, rssMb: Number(stdout.trim()) / 1024 };
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
+  const written = await timed(() => writeLog(dataDir));
+  console.log(`wrote ${EVENTS} events (${TABLES} tables) in ${(written.ms / 1000).toFixed(1)} s`);
+
+  const read = await timed(() => readOnly(dataDir));
+  const replay = await timed(() => run(process.execPath, [join(ROOT, 'dist/apps/api/src/replay.js')], { env: { ...process.env, DATA_DIR: dataDir }, maxBuffer: 1 << 24 }));
+  const replayed = JSON.parse(replay.value.stdout) as { events: number; events_per_second: number };
+  report(`Replay of ${EVENTS} events`, [
+    { path: 'read the events, no folding (baseline)', s: (read.ms / 1000).toFixed(1), 'events/s': Math.round(read.value / (read.ms / 1000)), ratio: '1.00' },
+    { path: 'npm run replay: fold every event (in-process rate)', s: (replayed.events / replayed.events_per_second).toFixed(1), 'events/s': replayed.events_per_second, ratio: (read.value / (read.ms / 1000) / replayed.events_per_second).toFixed(2) },
+    { path: 'npm run replay: whole process', s: (replay.ms / 1000).toFixed(1), 'events/s': Math.round(EVENTS / (replay.ms / 1000)), ratio: (replay.ms / read.ms).toFixed(2) },
+  ]);
+
+  const cold = await coldStart(dataDir);
+  report(`Cold start with ${EVENTS} events, ${TABLES} tables`, [
+    { measure: 'process start to listening', value: `${(cold.listeningMs / 1000).toFixed(1)} s` },
+    { measure: 'process start to first DescribeTable answered (whole log folded)', value: `${(cold.answeredMs / 1000).toFixed(1)} s` },
+    { measure: 'resident memory holding the whole catalog', value: `${cold.rssMb.toFixed(0)} MB` },
+  ]);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
