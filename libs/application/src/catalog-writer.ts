@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CatalogEnvelope, CatalogError, CatalogEvent, CatalogView, DraftCatalog, ErrorCode, EventMetadata, evolve } from '@app/catalog';
-import { EventStore, EventStoreUnavailableError, WrongExpectedRevisionError } from '@app/event-store';
+import { EventStore, EventStoreUnavailableError, JournaledFile, WrongExpectedRevisionError } from '@app/event-store';
 import { ProjectionRegistry } from '@app/projections';
 import { RequestContext } from './request-context';
 
@@ -8,11 +8,15 @@ export interface Decision<R> {
   events: CatalogEvent[];
   /** Builds the answer once the events are durable (or when there was nothing to append). */
   result: (transactionId: string | undefined) => R;
-  /**
-   * Side effects that must be in place before the events may be appended (manifest
-   * finalisation). Returns how to undo them if the append does not happen.
-   */
-  prepare?: () => Promise<() => Promise<void>>;
+  /** Side effects that must be in place before the events may be appended (manifest finalisation). */
+  prepare?: () => Promise<Prepared>;
+}
+
+export interface Prepared {
+  /** Undoes the side effects when the events are not appended. */
+  undo: () => Promise<void>;
+  /** Files whose content the store records in the same durable write as the events. */
+  files?: JournaledFile[];
 }
 
 const MAX_ATTEMPTS = 25;
@@ -31,7 +35,7 @@ interface Pending {
 interface Accepted {
   item: Pending;
   decision: Decision<unknown>;
-  undo?: () => Promise<void>;
+  prepared?: Prepared;
 }
 
 /**
@@ -121,7 +125,7 @@ export class CatalogWriter {
     // Side effects (manifest finalisation) run side by side: their fsyncs overlap.
     const prepared = await Promise.allSettled(accepted.map((a) => (a.decision.prepare ? a.decision.prepare() : Promise.resolve(undefined))));
     prepared.forEach((p, i) => {
-      if (p.status === 'fulfilled') accepted[i].undo = p.value;
+      if (p.status === 'fulfilled') accepted[i].prepared = p.value;
     });
     const failed = prepared.findIndex((p) => p.status === 'rejected');
     if (failed >= 0) {
@@ -136,9 +140,10 @@ export class CatalogWriter {
     }
 
     const records = accepted.flatMap((a) => a.decision.events.map((event) => ({ type: event.type, data: event.data, metadata: a.item.metadata })));
+    const files = accepted.flatMap((a) => a.prepared?.files ?? []);
     let appended;
     try {
-      appended = await this.store.append(projection.streamId, records, expected === -1 ? 'no_stream' : expected);
+      appended = await this.store.append(projection.streamId, records, expected === -1 ? 'no_stream' : expected, files.length ? { files } : undefined);
     } catch (e) {
       await undoAll(accepted);
       if (e instanceof WrongExpectedRevisionError) {
@@ -173,8 +178,8 @@ function settle(item: Pending, answer: () => unknown): void {
 }
 
 async function undoAll(accepted: Accepted[]): Promise<void> {
-  await Promise.all(accepted.map((a) => a.undo?.().catch(() => undefined)));
-  for (const a of accepted) a.undo = undefined;
+  await Promise.all(accepted.map((a) => a.prepared?.undo().catch(() => undefined)));
+  for (const a of accepted) a.prepared = undefined;
 }
 
 export async function unavailableAs503<T>(work: () => Promise<T>): Promise<T> {

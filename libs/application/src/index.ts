@@ -16,3 +16,4 @@ export * from './data-mutation-service';
 export * from './tag-service';
 export * from './query-analyzer.port';
 export * from './analysis-service';
+export * from './manifest-journal';

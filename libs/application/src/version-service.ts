@@ -20,7 +20,7 @@ import {
 } from '@app/catalog';
 import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
 import { tableVersionJson } from './version-json';
 
@@ -31,6 +31,8 @@ export class VersionService {
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly finaliser: ManifestFinaliser,
+    /** `journaled` when the event store records manifests with their events (see ManifestFinaliser). */
+    private readonly durability: 'synced' | 'journaled' = 'synced',
   ) {}
 
   private view(ctx: RequestContext) {
@@ -95,22 +97,24 @@ export class VersionService {
   }
 
   /** Copies every staging manifest to its final name; on failure, removes the ones already copied. */
-  async finalise(staged: Array<[string, VersionCreated]>): Promise<() => Promise<void>> {
+  async finalise(staged: Array<[string, VersionCreated]>): Promise<Prepared> {
     const created: string[] = [];
     const undo = async () => {
       for (const path of created.reverse()) await this.finaliser.discard(path);
     };
+    const files: Prepared['files'] = [];
     try {
       for (const [staging, event] of staged) {
-        const { manifestSize, created: isNew } = await this.finaliser.finalise(staging, event.data.manifestPath);
-        if (isNew) created.push(event.data.manifestPath);
-        event.data.manifestSize ??= manifestSize;
+        const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability);
+        if (manifest.created) created.push(event.data.manifestPath);
+        if (this.durability === 'journaled') files.push({ path: manifest.path, bytes: manifest.bytes });
+        event.data.manifestSize ??= manifest.bytes.length;
       }
     } catch (e) {
       await undo();
       throw e;
     }
-    return undo;
+    return { undo, files };
   }
 
   private async versionOnDisk(table: TableState, version: number | undefined): Promise<VersionRecord> {

@@ -49,6 +49,8 @@ const schema = z.object({
     .default('lance-catalog')
     .refine((v) => /^[A-Za-z0-9_.-]{1,64}$/.test(v), { message: 'QUEUE_PREFIX must be 1-64 characters of [A-Za-z0-9_.-]' }),
   MANAGED_VERSIONING: bool('MANAGED_VERSIONING', true),
+  MANIFEST_DURABILITY: z.enum(['journal', 'fsync'], { message: "MANIFEST_DURABILITY must be 'journal' or 'fsync'" }).default('journal'),
+  MANIFEST_JOURNAL_FLUSH_MS: int('MANIFEST_JOURNAL_FLUSH_MS', 200, 10, 60_000),
   DEFAULT_DATABASE: z
     .string()
     .default('default')
@@ -84,6 +86,12 @@ export interface AppConfig {
   redisUrl: string;
   queuePrefix: string;
   managedVersioning: boolean;
+  /**
+   * How a finalised manifest becomes durable: `journal` records its bytes in the event store's
+   * own durable write (stores that can) and syncs the file later; `fsync` syncs it before the event.
+   */
+  manifestDurability: 'journal' | 'fsync';
+  manifestJournalFlushMs: number;
   defaultDatabase: string;
   bodyLimit: number;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -132,6 +140,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: c.REDIS_URL,
     queuePrefix: c.QUEUE_PREFIX,
     managedVersioning: c.MANAGED_VERSIONING,
+    manifestDurability: c.MANIFEST_DURABILITY,
+    manifestJournalFlushMs: c.MANIFEST_JOURNAL_FLUSH_MS,
     defaultDatabase: c.DEFAULT_DATABASE,
     bodyLimit: c.BODY_LIMIT,
     logLevel: c.LOG_LEVEL,

@@ -1,4 +1,4 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import {
   AnalysisService,
   BatchCommitService,
@@ -8,6 +8,7 @@ import {
   DataService,
   HistoryService,
   IndexService,
+  ManifestJournal,
   NamespaceService,
   TableService,
   TagService,
@@ -66,9 +67,22 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
         new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning }),
     },
     {
+      provide: ManifestJournal,
+      inject: [EVENT_STORE, APP_CONFIG],
+      // Only where the store can hold manifests with their events (the embedded store).
+      useFactory: (s: EventStore, c: AppConfig) =>
+        s.journal && c.manifestDurability === 'journal'
+          ? new ManifestJournal(s.journal, {
+              flushMs: c.manifestJournalFlushMs,
+              onError: (e) => new Logger('manifest-journal').error(`syncing journaled manifests failed (kept for the next try): ${String(e)}`),
+            })
+          : null,
+    },
+    {
       provide: VersionService,
-      inject: [CatalogWriter, ProjectionRegistry, ManifestFinaliser],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser) => new VersionService(w, p, f),
+      inject: [CatalogWriter, ProjectionRegistry, ManifestFinaliser, ManifestJournal],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null) =>
+        new VersionService(w, p, f, j ? 'journaled' : 'synced'),
     },
     {
       provide: BatchCommitService,
@@ -143,15 +157,27 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     AnalysisService,
   ],
 })
-export class CatalogModule implements OnApplicationShutdown {
+export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly lance: LanceTables,
     private readonly indexQueue: BullIndexQueue,
     private readonly analyzer: BullQueryAnalyzer,
+    @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
   ) {}
 
+  /** Before anything is served: manifests a crash left only in the journal go back on disk. */
+  async onModuleInit(): Promise<void> {
+    if (!this.journal) return;
+    const found = await this.journal.recover();
+    if (found.restored || found.gone) new Logger('manifest-journal').warn(
+        `recovered journaled manifests: ${found.restored} restored, ${found.intact} intact, ${found.gone} with their table gone`,
+      );
+    this.journal.start();
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    await this.journal?.stop().catch(() => undefined);
     // With Redis away, closing a queue would wait for a reconnect that may never come.
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);

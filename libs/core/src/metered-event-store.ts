@@ -1,4 +1,5 @@
 import {
+  AppendOptions,
   AppendResult,
   EventStore,
   ExpectedRevision,
@@ -22,11 +23,14 @@ export class MeteredEventStore implements EventStore {
   get kind() {
     return this.inner.kind;
   }
+  get journal() {
+    return this.inner.journal;
+  }
 
-  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
     const stop = this.metrics.appendSeconds.startTimer();
     try {
-      const result = await this.inner.append(streamId, events, expected);
+      const result = await this.inner.append(streamId, events, expected, options);
       stop({ outcome: 'appended' });
       return result;
     } catch (e) {

@@ -55,14 +55,37 @@ export interface SubscribeOptions {
   afterPosition?: bigint;
 }
 
+/** A file whose content must be exactly as durable as the events appended with it. */
+export interface JournaledFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+export interface AppendOptions {
+  /** Recorded in the same durable write as the events; only for stores that have a `journal`. */
+  files?: readonly JournaledFile[];
+}
+
+/**
+ * Files recorded with appends, kept until whoever wrote them to disk has made them durable there
+ * and releases them. After a crash the pending ones are what must be put back on disk.
+ */
+export interface FileJournal {
+  /** Pending files, oldest first. */
+  pending(limit: number): Promise<Array<JournaledFile & { id: number }>>;
+  release(ids: readonly number[]): Promise<void>;
+}
+
 export interface EventStore {
   /** Name of the adapter, for logs and readiness reports. */
   readonly kind: string;
+  /** Present when the store can record files in the same durable write as events. */
+  readonly journal?: FileJournal;
   /**
    * Appends all events atomically, or none: fails with WrongExpectedRevisionError when the
    * stream's last revision differs from `expected`.
    */
-  append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** Events of one stream in revision order. A missing stream reads as empty. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Revision of the stream's last event, or -1 when the stream does not exist. Cheap. */

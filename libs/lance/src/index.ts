@@ -1,5 +1,6 @@
 export * from './warehouse';
 export * from './manifest-finaliser';
+export * from './durable-files';
 export * from './disk-versions';
 export * from './json-arrow-schema';
 export * from './lance-tables';

@@ -3,10 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
+  AppendOptions,
   AppendResult,
   EventStore,
   EventStoreUnavailableError,
   ExpectedRevision,
+  FileJournal,
+  JournaledFile,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
@@ -36,6 +39,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx;
   private readonly heads = new Map<string, number>();
   private seenDataVersion?: bigint;
+  readonly journal: FileJournal;
 
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
@@ -54,6 +58,11 @@ export class SqliteEventStore implements EventStore {
         created INTEGER NOT NULL,
         UNIQUE (stream_id, revision)
       );
+      CREATE TABLE IF NOT EXISTS file_journal (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL,
+        bytes BLOB NOT NULL
+      );
     `);
     this.db.defaultSafeIntegers(true);
     this.stmts = {
@@ -68,9 +77,12 @@ export class SqliteEventStore implements EventStore {
         .safeIntegers(false),
       readAll: this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(true).safeIntegers(false),
       ping: this.db.prepare('SELECT 1'),
+      journalFile: this.db.prepare('INSERT INTO file_journal (path, bytes) VALUES (?, ?)'),
+      pendingFiles: this.db.prepare('SELECT id, path, bytes FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
+      releaseFile: this.db.prepare('DELETE FROM file_journal WHERE id = ?'),
       dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
     };
-    this.appendTx = this.db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+    this.appendTx = this.db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, files: readonly JournaledFile[]) => {
       const current = this.headOf(streamId);
       const ok = expected === 'any' || (expected === 'no_stream' ? current === -1 : current === expected);
       if (!ok) throw new WrongExpectedRevisionError(streamId, expected, current);
@@ -90,15 +102,26 @@ export class SqliteEventStore implements EventStore {
         );
         position = BigInt(info.lastInsertRowid);
       }
+      for (const f of files) this.stmts.journalFile.run(f.path, Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength));
       return { nextExpectedRevision: revision, position };
     });
+    const releaseTx = this.db.transaction((ids: readonly number[]) => {
+      for (const id of ids) this.stmts.releaseFile.run(BigInt(id));
+    });
+    this.journal = {
+      pending: async (limit) =>
+        this.guard(() => (this.stmts.pendingFiles.all(BigInt(limit)) as Array<[number, string, Buffer]>).map(([id, path, bytes]) => ({ id, path, bytes }))),
+      release: async (ids) => {
+        if (ids.length) this.guard(() => releaseTx.immediate(ids));
+      },
+    };
   }
 
-  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     let result: AppendResult;
     try {
-      result = this.guard(() => this.appendTx.immediate(streamId, events, expected));
+      result = this.guard(() => this.appendTx.immediate(streamId, events, expected, options.files ?? []));
     } catch (e) {
       this.heads.delete(streamId);
       throw e;

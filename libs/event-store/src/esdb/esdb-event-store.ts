@@ -14,6 +14,7 @@ import {
 } from '@eventstore/db-client';
 import type { AllStreamResolvedEvent, JSONType, Position, ResolvedEvent } from '@eventstore/db-client';
 import {
+  AppendOptions,
   AppendResult,
   EventStore,
   EventStoreUnavailableError,
@@ -43,7 +44,9 @@ export class EsdbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
+    // This store has no journal: callers make files durable themselves before appending.
+    if (options?.files?.length) throw new Error('EventStoreDB keeps no file journal');
     const expectedRevision = expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : BigInt(expected);
     try {
       const result = await this.client.appendToStream(

@@ -1,0 +1,47 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore, WrongExpectedRevisionError } from '@app/event-store';
+
+/** The embedded store's file journal: files recorded in the same durable write as events. */
+describe('embedded store file journal', () => {
+  const open = () => new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'journal-')), 'events.sqlite3'));
+  const bytes = (s: string) => Buffer.from(s);
+
+  it('keeps the files appended with events until they are released, oldest first', async () => {
+    const store = open();
+    await store.append('s', [{ type: 'A', data: {} }], 'no_stream', { files: [{ path: '/w/a', bytes: bytes('one') }] });
+    await store.append('s', [{ type: 'B', data: {} }], 0, { files: [{ path: '/w/b', bytes: bytes('two') }, { path: '/w/c', bytes: bytes('three') }] });
+    const pending = await store.journal.pending(10);
+    expect(pending.map((f) => [f.path, Buffer.from(f.bytes).toString()])).toEqual([
+      ['/w/a', 'one'],
+      ['/w/b', 'two'],
+      ['/w/c', 'three'],
+    ]);
+    expect((await store.journal.pending(2)).map((f) => f.path)).toEqual(['/w/a', '/w/b']);
+    await store.journal.release([pending[0].id, pending[2].id]);
+    expect((await store.journal.pending(10)).map((f) => f.path)).toEqual(['/w/b']);
+    await store.close();
+  });
+
+  it('records no file when the append is refused, so files and events are one write', async () => {
+    const store = open();
+    await store.append('s', [{ type: 'A', data: {} }], 'no_stream');
+    await expect(store.append('s', [{ type: 'B', data: {} }], 5, { files: [{ path: '/w/x', bytes: bytes('x') }] })).rejects.toBeInstanceOf(
+      WrongExpectedRevisionError,
+    );
+    expect(await store.journal.pending(10)).toEqual([]);
+    expect(await store.readStream('s')).toHaveLength(1);
+    await store.close();
+  });
+
+  it('survives closing and reopening the store file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'));
+    const first = new SqliteEventStore(join(dir, 'events.sqlite3'));
+    await first.append('s', [{ type: 'A', data: {} }], 'no_stream', { files: [{ path: '/w/kept', bytes: bytes('kept') }] });
+    await first.close();
+    const second = new SqliteEventStore(join(dir, 'events.sqlite3'));
+    expect((await second.journal.pending(10)).map((f) => [f.path, Buffer.from(f.bytes).toString()])).toEqual([['/w/kept', 'kept']]);
+    await second.close();
+  });
+});
