@@ -1,26 +1,34 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SqliteEventStore } from '@app/event-store';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { post, report, startServer, timed } from './support';
+import { BenchServer, post, report, startServer, timed } from './support';
 
 /**
  * Catalog benchmarks, each beside its baseline measured in the same run:
  *  1. DescribeTable and ListTables on a catalog of BENCH_TABLES tables, BENCH_CONNECTIONS
- *     connections, against a bare Fastify route answering a fixed JSON object;
- *  2. CreateTableVersion with manifest finalisation, BENCH_WRITERS concurrent writers over 100
- *     tables, against appending the same events to the embedded store directly.
+ *     connections (autocannon), against a bare Fastify route answering a fixed JSON object;
+ *  2. CreateTableVersion with manifest finalisation, BENCH_CONNECTIONS concurrent writers
+ *     (autocannon) over 100 tables, against appending the same events to the embedded store.
+ * BENCH_GROWTH=1 runs both at 1/100, 1/10 and 1x those sizes and reports the time per operation
+ * at each size.
  */
 const TABLES = Number(process.env.BENCH_TABLES ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const WRITERS = Number(process.env.BENCH_WRITERS ?? 32);
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 3_000);
+const GROWTH = process.env.BENCH_GROWTH === '1';
+const SCALES = GROWTH ? [0.01, 0.1, 1] : [1];
 
-async function load(url: string, title: string, request: { method: 'GET' | 'POST'; path: (i: number) => string }) {
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function load(url: string, title: string, request: { method: 'GET' | 'POST'; path: (i: number) => string }): Promise<Load> {
   let i = 0;
   const result = await autocannon({
     url,
@@ -49,102 +57,131 @@ function startBare(): Promise<{ url: string; stop: () => void }> {
   });
 }
 
+async function declareTables(server: BenchServer, from: number, to: number): Promise<void> {
+  for (let start = from; start < to; start += 500) {
+    const operations = Array.from({ length: Math.min(500, to - start) }, (_, k) => ({ declare_table: { id: ['ns', `t${start + k}`] } }));
+    await post(`${server.url}/v1/table/batch-commit`, { operations });
+  }
+}
+
+const row = (path: string, r: Load, base: Load) => ({
+  path,
+  'req/s': Math.round(r.rps),
+  'p50 ms': r.p50,
+  'p99 ms': r.p99,
+  'share of bare': (r.rps / base.rps).toFixed(2),
+});
+
 async function reads(): Promise<void> {
-  const server = await startServer();
+  const server = await startServer(process.env.BENCH_READS_ENV ? JSON.parse(process.env.BENCH_READS_ENV) : {});
   const bare = await startBare();
+  const growth: Array<Record<string, string | number>> = [];
   try {
     await post(`${server.url}/v1/namespace/ns/create`, {});
-    const populate = await timed(async () => {
-      for (let start = 0; start < TABLES; start += 500) {
-        const operations = Array.from({ length: Math.min(500, TABLES - start) }, (_, k) => ({ declare_table: { id: ['ns', `t${start + k}`] } }));
-        await post(`${server.url}/v1/table/batch-commit`, { operations });
-      }
-    });
-    console.log(`populated ${TABLES} tables in ${(populate.ms / 1000).toFixed(1)} s`);
-    const describe = { method: 'POST' as const, path: (i: number) => `/v1/table/ns%24t${(i * 7919) % TABLES}/describe` };
-    const list = { method: 'GET' as const, path: (i: number) => `/v1/namespace/ns/table/list?limit=100&page_token=t${(i * 7919) % TABLES}` };
-    const bareDescribe = await load(bare.url, 'bare', describe);
-    const catalogDescribe = await load(server.url, 'describe', describe);
-    const bareList = await load(bare.url, 'bare', list);
-    const catalogList = await load(server.url, 'list', list);
-    const row = (path: string, r: { rps: number; p50: number; p99: number }, base: { rps: number }) => ({
-      path,
-      'req/s': Math.round(r.rps),
-      'p50 ms': r.p50,
-      'p99 ms': r.p99,
-      'share of bare': (r.rps / base.rps).toFixed(2),
-    });
-    report(`Catalog reads: ${TABLES} tables, ${CONNECTIONS} connections, ${SECONDS} s each`, [
-      row('bare Fastify route (baseline)', bareDescribe, bareDescribe),
-      row('DescribeTable (location only)', catalogDescribe, bareDescribe),
-      row('bare Fastify route (baseline)', bareList, bareList),
-      row('ListTables, 100 per page', catalogList, bareList),
-    ]);
+    let declared = 0;
+    for (const scale of SCALES) {
+      const tables = Math.round(TABLES * scale);
+      const populate = await timed(() => declareTables(server, declared, tables));
+      declared = tables;
+      console.log(`catalog holds ${tables} tables (declared in ${(populate.ms / 1000).toFixed(1)} s)`);
+      const describe = { method: 'POST' as const, path: (i: number) => `/v1/table/ns%24t${(i * 7919) % tables}/describe` };
+      const list = { method: 'GET' as const, path: (i: number) => `/v1/namespace/ns/table/list?limit=100&page_token=t${(i * 7919) % tables}` };
+      const bareDescribe = await load(bare.url, 'bare', describe);
+      const catalogDescribe = await load(server.url, 'describe', describe);
+      const bareList = await load(bare.url, 'bare', list);
+      const catalogList = await load(server.url, 'list', list);
+      report(`Catalog reads: ${tables} tables, ${CONNECTIONS} connections, ${SECONDS} s each${process.env.BENCH_READS_LABEL ?? ''}`, [
+        row('bare Fastify route (baseline)', bareDescribe, bareDescribe),
+        row('DescribeTable (location only)', catalogDescribe, bareDescribe),
+        row('bare Fastify route (baseline)', bareList, bareList),
+        row('ListTables, 100 per page', catalogList, bareList),
+      ]);
+      growth.push({
+        tables,
+        'DescribeTable req/s': Math.round(catalogDescribe.rps),
+        'DescribeTable µs/req': (1e6 / catalogDescribe.rps).toFixed(1),
+        'ListTables req/s': Math.round(catalogList.rps),
+        'ListTables µs/req': (1e6 / catalogList.rps).toFixed(1),
+        'share of bare (describe, list)': `${(catalogDescribe.rps / bareDescribe.rps).toFixed(2)}, ${(catalogList.rps / bareList.rps).toFixed(2)}`,
+      });
+    }
+    if (GROWTH) report(`Growth: catalog reads at ${SCALES.map((s) => Math.round(TABLES * s)).join(' / ')} tables${process.env.BENCH_READS_LABEL ?? ''}`, growth);
   } finally {
     bare.stop();
     await server.stop();
   }
 }
 
-async function commits(): Promise<void> {
-  const server = await startServer();
-  try {
-    await post(`${server.url}/v1/namespace/c/create`, {});
-    const locations: string[] = [];
-    for (let t = 0; t < 100; t++) locations.push((await post(`${server.url}/v1/table/c%24t${t}/declare`, {})).location);
-    // Staging manifests are written before the clock starts: only the commit is measured.
-    const perTable = Math.ceil(COMMITS / 100);
-    for (const [t, location] of locations.entries()) {
-      mkdirSync(join(location, '_versions'), { recursive: true });
-      for (let v = 1; v <= perTable; v++) writeFileSync(join(location, '_versions', `${v}.manifest-stage`), `table ${t} version ${v}`);
-    }
-    // Each writer owns the tables t with t % WRITERS == w, so versions never collide.
-    const viaApi = await timed(() =>
-      Promise.all(
-        Array.from({ length: WRITERS }, async (_, w) => {
-          for (let v = 1; v <= perTable; v++) {
-            for (let t = w; t < 100; t += WRITERS) {
-              await post(`${server.url}/v1/table/c%24t${t}/version/create`, { version: v, manifest_path: join(locations[t], '_versions', `${v}.manifest-stage`).slice(1) });
-            }
-          }
-        }),
-      ),
-    );
-    const total = perTable * 100;
-
-    const dir = mkdtempSync(join(tmpdir(), 'bench-store-'));
-    const store = new SqliteEventStore(join(dir, 'events.sqlite3'));
-    let revision = -1;
-    // The catalog serialises appends per database (then retries on a conflict); so does the baseline.
-    let tail: Promise<unknown> = Promise.resolve();
-    const appendInTurn = (event: Parameters<SqliteEventStore['append']>[1][number]) => {
-      const next = tail.then(async () => {
-        const appended = await store.append('catalog-default', [event], revision === -1 ? 'no_stream' : revision);
+/** Appends the same events the API would, one at a time in turn, as the catalog's writer would without grouping. */
+async function directAppends(locations: string[], perTable: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-store-'));
+  const store = new SqliteEventStore(join(dir, 'events.sqlite3'));
+  let revision = -1;
+  const { ms } = await timed(async () => {
+    for (let v = 1; v <= perTable; v++) {
+      for (const [t, location] of locations.entries()) {
+        const data = { table: ['c', `t${t}`], tableUuid: 'x', version: v, manifestPath: `${location.slice(1)}/_versions/${v}.manifest`, manifestSize: 20, namingScheme: 'V2', timestampMillis: Date.now() };
+        const metadata = { transactionId: `${t}-${v}`, operation: 'CreateTableVersion', occurredAt: new Date().toISOString() };
+        const appended = await store.append('catalog-default', [{ type: 'TableVersionCreated', data, metadata }], revision === -1 ? 'no_stream' : revision);
         revision = appended.nextExpectedRevision;
+      }
+    }
+  });
+  await store.close();
+  return ms;
+}
+
+async function commits(): Promise<void> {
+  const growth: Array<Record<string, string | number>> = [];
+  for (const scale of SCALES) {
+    const total = Math.round(COMMITS * scale);
+    const perTable = Math.ceil(total / 100);
+    const server = await startServer();
+    try {
+      await post(`${server.url}/v1/namespace/c/create`, {});
+      const locations: string[] = [];
+      for (let t = 0; t < 100; t++) locations.push((await post(`${server.url}/v1/table/c%24t${t}/declare`, {})).location);
+      // Staging manifests are written before the clock starts: only the commit is measured.
+      for (const [t, location] of locations.entries()) {
+        mkdirSync(join(location, '_versions'), { recursive: true });
+        for (let v = 1; v <= perTable; v++) writeFileSync(join(location, '_versions', `${v}.manifest-stage`), `table ${t} version ${v} `.padEnd(600, '.'));
+      }
+      // Request i commits version floor(i / 100) + 1 of table i % 100: every request its own version.
+      let next = 0;
+      const started = process.hrtime.bigint();
+      const result = await autocannon({
+        url: server.url,
+        connections: CONNECTIONS,
+        amount: perTable * 100,
+        requests: [
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            setupRequest: (req) => {
+              const i = next++;
+              const t = i % 100;
+              const v = Math.floor(i / 100) + 1;
+              return { ...req, path: `/v1/table/c%24t${t}/version/create`, body: JSON.stringify({ version: v, manifest_path: `${locations[t].slice(1)}/_versions/${v}.manifest-stage` }) };
+            },
+          },
+        ],
       });
-      tail = next;
-      return next;
-    };
-    const direct = await timed(() =>
-      Promise.all(
-        Array.from({ length: WRITERS }, async (_, w) => {
-          for (let v = 1; v <= perTable; v++) {
-            for (let t = w; t < 100; t += WRITERS) {
-              const data = { table: ['c', `t${t}`], tableUuid: 'x', version: v, manifestPath: `${locations[t].slice(1)}/_versions/${v}.manifest`, manifestSize: 20, namingScheme: 'V2', timestampMillis: Date.now() };
-              await appendInTurn({ type: 'TableVersionCreated', data, metadata: { transactionId: `${t}-${v}`, operation: 'CreateTableVersion', occurredAt: new Date().toISOString() } });
-            }
-          }
-        }),
-      ),
-    );
-    await store.close();
-    report(`Commits: CreateTableVersion, ${WRITERS} writers over 100 tables, ${total} commits`, [
-      { path: 'embedded store append, same events (baseline)', ms: direct.ms.toFixed(0), 'commits/s': Math.round(total / (direct.ms / 1000)), ratio: '1.00' },
-      { path: 'CreateTableVersion through the API', ms: viaApi.ms.toFixed(0), 'commits/s': Math.round(total / (viaApi.ms / 1000)), ratio: (direct.ms / viaApi.ms).toFixed(2) },
-    ]);
-  } finally {
-    await server.stop();
+      const apiMs = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.non2xx || result.errors) throw new Error(`commits: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      const committed = result.requests.total;
+      const directMs = await directAppends(locations, perTable);
+      const directRate = (perTable * 100) / (directMs / 1000);
+      const apiRate = committed / (apiMs / 1000);
+      report(`Commits: CreateTableVersion, ${CONNECTIONS} concurrent writers over 100 tables, ${committed} commits`, [
+        { path: 'embedded store append, same events, one at a time (baseline)', ms: directMs.toFixed(0), 'commits/s': Math.round(directRate), 'p99 ms': '-', ratio: '1.00' },
+        { path: 'CreateTableVersion through the API', ms: apiMs.toFixed(0), 'commits/s': Math.round(apiRate), 'p99 ms': result.latency.p99, ratio: (apiRate / directRate).toFixed(2) },
+      ]);
+      growth.push({ commits: committed, 'versions per table': perTable, 'commits/s': Math.round(apiRate), 'µs/commit': (1e6 / apiRate).toFixed(0), 'direct appends/s': Math.round(directRate), ratio: (apiRate / directRate).toFixed(2) });
+    } finally {
+      await server.stop();
+    }
   }
+  if (GROWTH) report(`Growth: commits at ${SCALES.map((s) => Math.round(COMMITS * s)).join(' / ')} commits over 100 tables`, growth);
 }
 
 async function main(): Promise<void> {

@@ -70,11 +70,16 @@ export class CatalogWriter {
       const queue = this.queues.get(request.database);
       if (queue) return void queue.push(item);
       this.queues.set(request.database, [item]);
-      void this.drain(request.database);
+      setImmediate(() => void this.drain(request.database));
     });
   }
 
-  /** One drain loop per database runs while its queue has work; it is the only appender here. */
+  /**
+   * One drain loop per database runs while its queue has work; it is the only appender here. It
+   * starts, and takes each next group, only after the event loop has read what else arrived:
+   * deciding, finalising and appending are synchronous underneath, so without that pause a group
+   * would never hold more than the command that started it.
+   */
   private async drain(database: string): Promise<void> {
     const queue = this.queues.get(database)!;
     try {
@@ -82,13 +87,14 @@ export class CatalogWriter {
         const group = queue.splice(0, MAX_GROUP);
         const retry = await this.commitGroup(database, group);
         queue.unshift(...retry);
+        if (queue.length) await new Promise((r) => setImmediate(r));
       }
     } finally {
       this.queues.delete(database);
       // Commands that arrived after the last check start a new loop.
       if (queue.length) {
         this.queues.set(database, queue);
-        void this.drain(database);
+        setImmediate(() => void this.drain(database));
       }
     }
   }
