@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import type { Logger as PinoLogger } from 'pino';
-import { JsonLogger, Metrics, createLogger } from '@app/core';
+import { JsonLogger, Metrics, accessLog, createLogger } from '@app/core';
 import { ApiModule } from './api.module';
 import { installQueueDashboard } from './admin/install-queue-dashboard';
 import { installAuth } from './auth/auth.hooks';
@@ -25,6 +25,9 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     genReqId: () => randomUUID(),
     // One line per request, written when it ends (below), instead of Fastify's two.
     disableRequestLogging: true,
+    // Requests share the process logger: the access line carries the request id itself, and a
+    // child logger per request is a cost every request would pay for nothing.
+    childLoggerFactory: <T>(parent: T) => parent,
     bodyLimit: config.bodyLimit,
     // Ids are whole namespace paths: the default 100-character limit would turn long ids into 404s.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
@@ -60,14 +63,12 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     done(null, body),
   );
   const metrics = app.get(Metrics);
+  const logRequest = accessLog(logger, config.accessLog);
   fastify.addHook('onResponse', async (request, reply) => {
     const labels = { operation: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) };
     metrics.requests.inc(labels);
     metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000);
-    request.log.info(
-      { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-      'request completed',
-    );
+    logRequest({ id: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime });
   });
   // Context sent as x-lance-ctx-* headers is echoed back, as the REST binding describes.
   fastify.addHook('onSend', async (request, reply) => {

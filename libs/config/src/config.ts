@@ -57,6 +57,7 @@ const schema = z.object({
     .refine((v) => /^[A-Za-z0-9_-]{1,64}$/.test(v), { message: 'DEFAULT_DATABASE must be 1-64 characters of [A-Za-z0-9_-]' }),
   BODY_LIMIT: int('BODY_LIMIT', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ACCESS_LOG: z.enum(['all', 'errors', 'off'], { message: "ACCESS_LOG must be 'all', 'errors' or 'off'" }).default('all'),
   CATALOG_URL: z
     .string()
     .default('http://127.0.0.1:2333')
@@ -95,6 +96,8 @@ export interface AppConfig {
   defaultDatabase: string;
   bodyLimit: number;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  /** Which requests get a line when they finish: every one, only answers of 400 and above, or none. */
+  accessLog: 'all' | 'errors' | 'off';
   /** The address the server's own Lance client uses to reach this catalog; set when bound. */
   selfUrl?: string;
   /** Where a worker without its own API reaches the catalog. */
@@ -145,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultDatabase: c.DEFAULT_DATABASE,
     bodyLimit: c.BODY_LIMIT,
     logLevel: c.LOG_LEVEL,
+    accessLog: c.ACCESS_LOG,
     selfUrl: c.SELF_URL,
     catalogUrl: c.CATALOG_URL,
     indexBuildAttempts: c.INDEX_BUILD_ATTEMPTS,

@@ -7,3 +7,4 @@ export * from './json-logger';
 export * from './metrics';
 export * from './metered-event-store';
 export * from './with-timeout';
+export * from './access-log';
