@@ -1,6 +1,10 @@
-import { ManifestNamingScheme, Properties, TransactionStatus, VersionRecord } from './events';
+import { ManifestNamingScheme, Properties } from './events';
 import { ObjectId, keyOf, nameOf, parentOf } from './ids';
 import { SortedNames } from './sorted-names';
+import { VersionSet } from './table-versions';
+import { TransactionState, TransactionTable } from './transaction-table';
+
+export { TransactionState } from './transaction-table';
 
 export interface NamespaceState {
   id: ObjectId;
@@ -15,7 +19,7 @@ export interface TableState {
   managedVersioning: boolean;
   /** Registered tables were written elsewhere first; declared ones were born here. */
   origin: 'declared' | 'registered';
-  versions: Map<number, VersionRecord>;
+  versions: VersionSet;
   latestVersion?: number;
   namingScheme?: ManifestNamingScheme;
   /** Indexes requested through this catalog; their build progress is their transaction's status. */
@@ -30,19 +34,14 @@ export interface IndexState {
   transactionId: string;
 }
 
-export interface TransactionState {
-  id: string;
-  status: TransactionStatus;
-  operation: string;
-  properties: Properties;
-}
-
 /** Read access to catalog state: what every decide function sees. */
 export interface CatalogView {
   readonly revision: number;
   namespace(id: ObjectId): NamespaceState | undefined;
   table(id: ObjectId): TableState | undefined;
+  /** Do not change what this returns: use `transactionForUpdate` on a store. */
   transaction(id: string): TransactionState | undefined;
+  hasTransaction(id: string): boolean;
   tableAtLocation(location: string): TableState | undefined;
   childNamespaces(id: ObjectId): SortedNames;
   childTables(id: ObjectId): SortedNames;
@@ -66,7 +65,7 @@ export class CatalogState implements CatalogStore {
   revision = -1;
   private readonly namespaces = new Map<string, NamespaceState>();
   private readonly tables = new Map<string, TableState>();
-  private readonly transactions = new Map<string, TransactionState>();
+  private readonly transactions = new TransactionTable();
   private readonly locations = new Map<string, TableState>();
   private readonly nsChildren = new Map<string, SortedNames>();
   private readonly tableChildren = new Map<string, SortedNames>();
@@ -84,6 +83,9 @@ export class CatalogState implements CatalogStore {
   transaction(id: string) {
     return this.transactions.get(id);
   }
+  hasTransaction(id: string) {
+    return this.transactions.has(id);
+  }
   tableAtLocation(location: string) {
     return this.locations.get(location);
   }
@@ -99,6 +101,9 @@ export class CatalogState implements CatalogStore {
   get tableCount() {
     return this.tables.size;
   }
+  get transactionCount() {
+    return this.transactions.size;
+  }
   allTables(): IterableIterator<TableState> {
     return this.tables.values();
   }
@@ -107,6 +112,9 @@ export class CatalogState implements CatalogStore {
   }
   allTransactions(): IterableIterator<TransactionState> {
     return this.transactions.values();
+  }
+  transactionIds(): IterableIterator<string> {
+    return this.transactions.ids();
   }
 
   putNamespace(ns: NamespaceState) {
@@ -135,10 +143,10 @@ export class CatalogState implements CatalogStore {
     return this.table(id);
   }
   putTransaction(tx: TransactionState) {
-    this.transactions.set(tx.id, tx);
+    this.transactions.put(tx);
   }
   transactionForUpdate(id: string) {
-    return this.transactions.get(id);
+    return this.transactions.forUpdate(id);
   }
 }
 
@@ -174,6 +182,9 @@ export class DraftCatalog implements CatalogStore {
   transaction(id: string) {
     return this.transactions.get(id) ?? this.base.transaction(id);
   }
+  hasTransaction(id: string) {
+    return this.transactions.has(id) || this.base.hasTransaction(id);
+  }
   tableAtLocation(location: string) {
     for (const t of this.tables.values()) if (t && t.location === location) return t;
     const t = this.base.tableAtLocation(location);
@@ -202,7 +213,8 @@ export class DraftCatalog implements CatalogStore {
     if (this.tables.has(k)) return this.tables.get(k) ?? undefined;
     const original = this.base.table(id);
     if (!original) return undefined;
-    const copy: TableState = { ...original, versions: new Map(original.versions), indexes: new Map(original.indexes) };
+    // Versions are layered, not copied: a commit costs the same however many versions the table has.
+    const copy: TableState = { ...original, versions: original.versions.draft(), indexes: new Map(original.indexes) };
     this.tables.set(k, copy);
     return copy;
   }
