@@ -4,6 +4,7 @@ export * from './events';
 export * from './modes';
 export * from './sorted-names';
 export * from './state';
+export * from './state-image';
 export * from './table-versions';
 export * from './transaction-table';
 export * from './uuid-slots';

@@ -1,7 +1,8 @@
 import { ManifestNamingScheme, Properties } from './events';
 import { ObjectId, keyOf, nameOf, parentOf } from './ids';
 import { SortedNames } from './sorted-names';
-import { VersionSet } from './table-versions';
+import { StateImage, TableImage } from './state-image';
+import { TableVersions, VersionSet } from './table-versions';
 import { TransactionState, TransactionTable } from './transaction-table';
 
 export { TransactionState } from './transaction-table';
@@ -65,7 +66,7 @@ export class CatalogState implements CatalogStore {
   revision = -1;
   private readonly namespaces = new Map<string, NamespaceState>();
   private readonly tables = new Map<string, TableState>();
-  private readonly transactions = new TransactionTable();
+  private transactions = new TransactionTable();
   private readonly locations = new Map<string, TableState>();
   private readonly nsChildren = new Map<string, SortedNames>();
   private readonly tableChildren = new Map<string, SortedNames>();
@@ -148,6 +149,85 @@ export class CatalogState implements CatalogStore {
   transactionForUpdate(id: string) {
     return this.transactions.forUpdate(id);
   }
+
+  /** A copy of the whole state as data; later changes to the state do not reach it. */
+  toImage(): StateImage {
+    const steps = this.imageSteps(Infinity);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * The same copy in steps of `tablesPerStep` tables, so a caller can let other work run between
+   * them; the state must not change until the last step.
+   */
+  *imageSteps(tablesPerStep: number): Generator<void, StateImage> {
+    const tables: TableImage[] = [];
+    let numbers = 0;
+    for (const t of this.tables.values()) numbers += baseVersions(t).size * 4;
+    const versionColumn = new Float64Array(numbers);
+    let at = 0;
+    for (const t of this.tables.values()) {
+      if (tables.length > 0 && tables.length % tablesPerStep === 0) yield;
+      const versions = baseVersions(t);
+      const versionNumbers = versions.copyNumbersInto(versionColumn, at);
+      at += versionNumbers;
+      tables.push({
+        id: t.id,
+        uuid: t.uuid,
+        location: t.location,
+        properties: t.properties,
+        managedVersioning: t.managedVersioning,
+        origin: t.origin,
+        ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
+        ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+        versionNumbers,
+        versionExtras: versions.extrasList(),
+        indexes: [...t.indexes.values()].map((i) => ({ ...i })),
+      });
+    }
+    return {
+      revision: this.revision,
+      namespaces: [...this.namespaces.values()].map((n) => ({ id: n.id, properties: n.properties })),
+      tables,
+      versionColumn,
+      transactions: this.transactions.toImage(),
+    };
+  }
+
+  static fromImage(image: StateImage): CatalogState {
+    const state = new CatalogState();
+    state.revision = image.revision;
+    for (const n of image.namespaces) state.putNamespace({ id: n.id, properties: n.properties });
+    let at = 0;
+    for (const t of image.tables) {
+      const numbers = image.versionColumn.subarray(at, at + t.versionNumbers);
+      at += t.versionNumbers;
+      state.putTable({
+        id: t.id,
+        uuid: t.uuid,
+        location: t.location,
+        properties: t.properties,
+        managedVersioning: t.managedVersioning,
+        origin: t.origin,
+        versions: TableVersions.restore(t.location, numbers, t.versionExtras),
+        ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
+        ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+        indexes: new Map(t.indexes.map((i) => [i.name, i])),
+      });
+    }
+    if (at !== image.versionColumn.length) throw new Error('the version column does not match the tables');
+    state.transactions = TransactionTable.fromImage(image.transactions);
+    return state;
+  }
+}
+
+function baseVersions(table: TableState): TableVersions {
+  // Only drafts hold other kinds of version sets, and a draft is never imaged.
+  if (!(table.versions instanceof TableVersions)) throw new Error(`table ${table.id.join('.')} holds draft versions`);
+  return table.versions;
 }
 
 function childSet(index: Map<string, SortedNames>, parent: ObjectId): SortedNames {

@@ -25,7 +25,7 @@ const V2 = 1;
 const DERIVED_PATH = 2;
 
 /** What most records do not have, kept aside so the common record costs only its four numbers. */
-interface Extras {
+export interface VersionExtras {
   manifestPath?: string;
   eTag?: string;
   metadata?: Properties;
@@ -37,11 +37,29 @@ interface Extras {
  */
 export class TableVersions implements VersionSet {
   private readonly cols: number[] = [];
-  private extras?: Map<number, Extras>;
+  private extras?: Map<number, VersionExtras>;
   private readonly dir: string;
 
   constructor(location: string) {
     this.dir = versionsDirOf(location);
+  }
+
+  /** A set from what `copyNumbersInto` and `extrasList` gave. */
+  static restore(location: string, numbers: ArrayLike<number>, extras: ReadonlyArray<[number, VersionExtras]>): TableVersions {
+    const versions = new TableVersions(location);
+    for (let i = 0; i < numbers.length; i++) versions.cols.push(numbers[i]);
+    if (extras.length) versions.extras = new Map(extras);
+    return versions;
+  }
+
+  /** Writes this set's numbers at `at` and returns how many it wrote (FIELDS per version). */
+  copyNumbersInto(target: Float64Array, at: number): number {
+    for (let i = 0; i < this.cols.length; i++) target[at + i] = this.cols[i];
+    return this.cols.length;
+  }
+
+  extrasList(): Array<[number, VersionExtras]> {
+    return this.extras ? [...this.extras] : [];
   }
 
   get size(): number {
@@ -76,7 +94,7 @@ export class TableVersions implements VersionSet {
   add(record: VersionRecord): void {
     const { version } = record;
     const derived = isDerivedPath(record.manifestPath, this.dir, finalManifestName(version, record.namingScheme));
-    let extras: Extras | undefined = derived ? undefined : { manifestPath: record.manifestPath };
+    let extras: VersionExtras | undefined = derived ? undefined : { manifestPath: record.manifestPath };
     if (record.eTag !== undefined) (extras ??= {}).eTag = record.eTag;
     if (record.metadata !== undefined) (extras ??= {}).metadata = record.metadata;
     const flags = (record.namingScheme === 'V2' ? V2 : 0) | (derived ? DERIVED_PATH : 0);

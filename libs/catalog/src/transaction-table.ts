@@ -21,6 +21,20 @@ const OPERATION_SHIFT = 4;
  * `TransactionState` is rebuilt when asked for. The rest (altered, queued work, ids that are not
  * canonical UUIDs, start times that are not `toISOString()` output) keep what they need aside.
  */
+/** Everything a TransactionTable holds, as plain data and typed arrays (for snapshots). */
+export interface TransactionTableImage {
+  uuidWords: Uint32Array;
+  codes: Uint32Array;
+  startedAt: Float64Array;
+  otherIds: string[];
+  otherCodes: number[];
+  /** null where the time is kept as text (JSON has no NaN). */
+  otherStartedAt: Array<number | null>;
+  startedText: Array<[number, string]>;
+  detailed: Array<[number, TransactionState]>;
+  operations: string[];
+}
+
 export class TransactionTable {
   private readonly uuids = new UuidSlots();
   /** Ids that are not canonical UUIDs get slots from 2^30 up, so the two ranges never meet. */
@@ -37,6 +51,46 @@ export class TransactionTable {
 
   get size(): number {
     return this.uuids.size + this.otherIdOf.length;
+  }
+
+  toImage(): TransactionTableImage {
+    const n = this.uuids.size;
+    return {
+      uuidWords: this.uuids.exportWords(),
+      codes: this.codes.slice(0, n),
+      startedAt: this.startedAt.slice(0, n),
+      otherIds: [...this.otherIdOf],
+      otherCodes: [...this.otherCodes],
+      otherStartedAt: this.otherStartedAt.map((ms) => (Number.isNaN(ms) ? null : ms)),
+      startedText: [...this.startedText],
+      // Copies: the live objects may change after the image is taken.
+      detailed: [...this.detailed].map(([slot, tx]) => [slot, { ...tx, properties: { ...tx.properties } }]),
+      operations: [...this.operations],
+    };
+  }
+
+  static fromImage(image: TransactionTableImage): TransactionTable {
+    const table = new TransactionTable();
+    const n = image.codes.length;
+    if (image.uuidWords.length !== n * 4 || image.startedAt.length !== n) throw new Error('transaction image columns differ in length');
+    table.uuids.importWords(image.uuidWords);
+    table.codes = new Uint32Array(Math.max(1024, n * 2));
+    table.codes.set(image.codes);
+    table.startedAt = new Float64Array(Math.max(1024, n * 2));
+    table.startedAt.set(image.startedAt);
+    image.otherIds.forEach((id, i) => {
+      table.otherIds.set(id, OTHER_BASE + i);
+      table.otherIdOf.push(id);
+    });
+    table.otherCodes = [...image.otherCodes];
+    table.otherStartedAt = image.otherStartedAt.map((ms) => (ms === null ? NaN : ms));
+    for (const [slot, text] of image.startedText) table.startedText.set(slot, text);
+    for (const [slot, tx] of image.detailed) table.detailed.set(slot, tx);
+    image.operations.forEach((operation, code) => {
+      table.operations.push(operation);
+      table.operationCodes.set(operation, code);
+    });
+    return table;
   }
 
   has(id: string): boolean {

@@ -1,4 +1,4 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import {
   AnalysisService,
   BatchCommitService,
@@ -17,7 +17,7 @@ import {
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
 import { LanceTables, ManifestFinaliser, Warehouse } from '@app/lance';
-import { ProjectionRegistry } from '@app/projections';
+import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { BullIndexQueue } from './bull-index-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
@@ -35,7 +35,15 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       inject: [APP_CONFIG, Metrics],
       useFactory: (c: AppConfig, m: Metrics) => new MeteredEventStore(createEventStore(c.eventStore, c.dataDir), m),
     },
-    { provide: ProjectionRegistry, inject: [EVENT_STORE], useFactory: (s: EventStore) => new ProjectionRegistry(s) },
+    {
+      provide: ProjectionRegistry,
+      inject: [EVENT_STORE, APP_CONFIG],
+      useFactory: (s: EventStore, c: AppConfig) => {
+        const log = new Logger('Snapshots');
+        const snapshots = c.snapshotEvery > 0 ? new Snapshots({ dir: c.snapshotDir, every: c.snapshotEvery, log: (m) => log.log(m) }) : undefined;
+        return new ProjectionRegistry(s, snapshots);
+      },
+    },
     {
       provide: CatalogWriter,
       inject: [EVENT_STORE, ProjectionRegistry],
@@ -146,6 +154,7 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
 export class CatalogModule implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
     private readonly indexQueue: BullIndexQueue,
     private readonly analyzer: BullQueryAnalyzer,
@@ -156,6 +165,8 @@ export class CatalogModule implements OnApplicationShutdown {
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
     await this.lance.close();
+    // Before the store closes: a snapshot records the id of the last event it covers.
+    await this.projections.close();
     await this.store.close();
   }
 }
