@@ -14,7 +14,8 @@ import { report, timed } from './support';
  * tables, each event its own transaction as real commits are. Measured:
  *  - replay (`npm run replay`) events/s, against reading the same events without folding them;
  *  - an API process from start to its first answer about a table (it folds the whole log first);
- *  - that process's resident memory once it holds the whole catalog.
+ *  - that process's resident memory once it holds the whole catalog;
+ *  - a second start, from the snapshot the first one left.
  * With BENCH_GROWTH=1 it runs at 10,000, 100,000 and 1,000,000 events (tables = events / 10) and
  * adds one table of how each figure grows with the log.
  */
@@ -77,7 +78,15 @@ async function readOnly(dataDir: string): Promise<number> {
   return n;
 }
 
-async function coldStart(dataDir: string, TABLES: number): Promise<{ listeningMs: number; answeredMs: number; rssMb: number }> {
+interface ColdStart {
+  listeningMs: number;
+  answeredMs: number;
+  rssMb: number;
+  /** The server's own lines about snapshots (written: size and longest event-loop steps; restored). */
+  snapshotLines: string[];
+}
+
+async function coldStart(dataDir: string, TABLES: number): Promise<ColdStart> {
   const started = process.hrtime.bigint();
   const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
   const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
@@ -102,14 +111,19 @@ async function coldStart(dataDir: string, TABLES: number): Promise<{ listeningMs
   const { stdout } = await run('ps', ['-o', 'rss=', '-p', String(child.pid)]);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
-  return { listeningMs, answeredMs, rssMb: Number(stdout.trim()) / 1024 };
+  const snapshotLines = output
+    .split('\n')
+    .filter((l) => l.includes('"Snapshots"'))
+    .map((l) => (JSON.parse(l) as { msg: string }).msg);
+  return { listeningMs, answeredMs, rssMb: Number(stdout.trim()) / 1024, snapshotLines };
 }
 
 interface SizeResult {
   events: number;
   tables: number;
   replayPerSecond: number;
-  cold: { listeningMs: number; answeredMs: number; rssMb: number };
+  cold: ColdStart;
+  warm: ColdStart;
 }
 
 async function runSize(EVENTS: number, TABLES: number): Promise<SizeResult> {
@@ -127,13 +141,19 @@ async function runSize(EVENTS: number, TABLES: number): Promise<SizeResult> {
       { path: 'npm run replay: whole process', s: (replay.ms / 1000).toFixed(1), 'events/s': Math.round(EVENTS / (replay.ms / 1000)), ratio: (replay.ms / read.ms).toFixed(2) },
     ]);
 
+    // The first start finds no snapshot and folds the whole log; it leaves a snapshot (written after
+    // the fold, or at the latest when it stops), which the second start loads.
     const cold = await coldStart(dataDir, TABLES);
+    const warm = await coldStart(dataDir, TABLES);
     report(`Cold start with ${EVENTS} events, ${TABLES} tables`, [
       { measure: 'process start to listening', value: `${(cold.listeningMs / 1000).toFixed(1)} s` },
       { measure: 'process start to first DescribeTable answered (whole log folded)', value: `${(cold.answeredMs / 1000).toFixed(1)} s` },
       { measure: 'resident memory holding the whole catalog', value: `${cold.rssMb.toFixed(0)} MB` },
+      { measure: 'process start to first DescribeTable answered (from the snapshot)', value: `${(warm.answeredMs / 1000).toFixed(1)} s` },
+      { measure: 'resident memory, started from the snapshot', value: `${warm.rssMb.toFixed(0)} MB` },
     ]);
-    return { events: EVENTS, tables: TABLES, replayPerSecond: replayed.events_per_second, cold };
+    for (const line of [...cold.snapshotLines, ...warm.snapshotLines]) console.log(`snapshots: ${line}`);
+    return { events: EVENTS, tables: TABLES, replayPerSecond: replayed.events_per_second, cold, warm };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -153,6 +173,7 @@ async function main(): Promise<void> {
     'replay µs/event': (1e6 / r.replayPerSecond).toFixed(1),
     'ready s': (r.cold.answeredMs / 1000).toFixed(2),
     'ready µs/event': ((r.cold.answeredMs * 1000) / r.events).toFixed(1),
+    'ready from snapshot s': (r.warm.answeredMs / 1000).toFixed(2),
     'RSS MB': Math.round(r.cold.rssMb),
   })));
 }
