@@ -1,9 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
+import { finalManifestName, storePathOf } from '@app/catalog';
 import { NewEvent, SqliteEventStore } from '@app/event-store';
 import { report, timed } from './support';
 
@@ -13,14 +14,18 @@ import { report, timed } from './support';
  * tables, each event its own transaction as real commits are. Measured:
  *  - replay (`npm run replay`) events/s, against reading the same events without folding them;
  *  - an API process from start to its first answer about a table (it folds the whole log first);
- *  - that process's resident memory once it holds the whole catalog.
+ *  - that process's resident memory once it holds the whole catalog;
+ *  - a second start, from the snapshot the first one left.
+ * With BENCH_GROWTH=1 it runs at 10,000, 100,000 and 1,000,000 events (tables = events / 10) and
+ * adds one table of how each figure grows with the log.
  */
 const TABLES = Number(process.env.BENCH_TABLES ?? 100_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const GROWTH = process.env.BENCH_GROWTH === '1';
 const ROOT = resolve(__dirname, '../..');
 const run = promisify(execFile);
 
-async function writeLog(dataDir: string): Promise<void> {
+async function writeLog(dataDir: string, EVENTS: number, TABLES: number): Promise<void> {
   const store = new SqliteEventStore(join(dataDir, 'events.sqlite3'));
   const stream = 'catalog-default';
   let revision = -1;
@@ -32,10 +37,11 @@ async function writeLog(dataDir: string): Promise<void> {
     written += batch.length;
   };
   let batch: NewEvent[] = [{ type: 'NamespaceCreated', data: { namespace: ['ns'], properties: {} }, metadata: meta('CreateNamespace') }];
+  const location = (t: number) => `/warehouse/default/ns/t${t}.lance`;
   for (let t = 0; t < TABLES; t++) {
     batch.push({
       type: 'TableDeclared',
-      data: { table: ['ns', `t${t}`], tableUuid: `u${t}`, location: `/warehouse/default/ns/t${t}.lance`, properties: {}, managedVersioning: true },
+      data: { table: ['ns', `t${t}`], tableUuid: `u${t}`, location: location(t), properties: {}, managedVersioning: true },
       metadata: meta('DeclareTable'),
     });
     if (batch.length >= 5000) await flush(batch.splice(0));
@@ -44,9 +50,11 @@ async function writeLog(dataDir: string): Promise<void> {
   for (let i = 0; i < versions; i++) {
     const t = i % TABLES;
     const version = Math.floor(i / TABLES) + 1;
+    // The record a real commit gets: the final V2 manifest name, fields in decideCreateTableVersion's order.
+    const manifestPath = `${storePathOf(location(t))}/_versions/${finalManifestName(version, 'V2')}`;
     batch.push({
       type: 'TableVersionCreated',
-      data: { table: ['ns', `t${t}`], tableUuid: `u${t}`, version, manifestPath: `warehouse/default/ns/t${t}.lance/_versions/${version}.manifest`, manifestSize: 512, namingScheme: 'V2', timestampMillis: Date.now() },
+      data: { table: ['ns', `t${t}`], tableUuid: `u${t}`, version, manifestPath, namingScheme: 'V2', timestampMillis: Date.now(), manifestSize: 512 },
       metadata: meta('CreateTableVersion'),
     });
     if (batch.length >= 5000) await flush(batch.splice(0));
@@ -70,7 +78,15 @@ async function readOnly(dataDir: string): Promise<number> {
   return n;
 }
 
-async function coldStart(dataDir: string): Promise<{ listeningMs: number; answeredMs: number; rssMb: number }> {
+interface ColdStart {
+  listeningMs: number;
+  answeredMs: number;
+  rssMb: number;
+  /** The server's own lines about snapshots (written: size and longest event-loop steps; restored). */
+  snapshotLines: string[];
+}
+
+async function coldStart(dataDir: string, TABLES: number): Promise<ColdStart> {
   const started = process.hrtime.bigint();
   const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
   const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
@@ -95,29 +111,71 @@ async function coldStart(dataDir: string): Promise<{ listeningMs: number; answer
   const { stdout } = await run('ps', ['-o', 'rss=', '-p', String(child.pid)]);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
-  return { listeningMs, answeredMs, rssMb: Number(stdout.trim()) / 1024 };
+  const snapshotLines = output
+    .split('\n')
+    .filter((l) => l.includes('"Snapshots"'))
+    .map((l) => (JSON.parse(l) as { msg: string }).msg);
+  return { listeningMs, answeredMs, rssMb: Number(stdout.trim()) / 1024, snapshotLines };
+}
+
+interface SizeResult {
+  events: number;
+  tables: number;
+  replayPerSecond: number;
+  cold: ColdStart;
+  warm: ColdStart;
+}
+
+async function runSize(EVENTS: number, TABLES: number): Promise<SizeResult> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
+  try {
+    const written = await timed(() => writeLog(dataDir, EVENTS, TABLES));
+    console.log(`wrote ${EVENTS} events (${TABLES} tables) in ${(written.ms / 1000).toFixed(1)} s`);
+
+    const read = await timed(() => readOnly(dataDir));
+    const replay = await timed(() => run(process.execPath, [join(ROOT, 'dist/apps/api/src/replay.js')], { env: { ...process.env, DATA_DIR: dataDir }, maxBuffer: 1 << 24 }));
+    const replayed = JSON.parse(replay.value.stdout) as { events: number; events_per_second: number };
+    report(`Replay of ${EVENTS} events`, [
+      { path: 'read the events, no folding (baseline)', s: (read.ms / 1000).toFixed(1), 'events/s': Math.round(read.value / (read.ms / 1000)), ratio: '1.00' },
+      { path: 'npm run replay: fold every event (in-process rate)', s: (replayed.events / replayed.events_per_second).toFixed(1), 'events/s': replayed.events_per_second, ratio: (read.value / (read.ms / 1000) / replayed.events_per_second).toFixed(2) },
+      { path: 'npm run replay: whole process', s: (replay.ms / 1000).toFixed(1), 'events/s': Math.round(EVENTS / (replay.ms / 1000)), ratio: (replay.ms / read.ms).toFixed(2) },
+    ]);
+
+    // The first start finds no snapshot and folds the whole log; it leaves a snapshot (written after
+    // the fold, or at the latest when it stops), which the second start loads.
+    const cold = await coldStart(dataDir, TABLES);
+    const warm = await coldStart(dataDir, TABLES);
+    report(`Cold start with ${EVENTS} events, ${TABLES} tables`, [
+      { measure: 'process start to listening', value: `${(cold.listeningMs / 1000).toFixed(1)} s` },
+      { measure: 'process start to first DescribeTable answered (whole log folded)', value: `${(cold.answeredMs / 1000).toFixed(1)} s` },
+      { measure: 'resident memory holding the whole catalog', value: `${cold.rssMb.toFixed(0)} MB` },
+      { measure: 'process start to first DescribeTable answered (from the snapshot)', value: `${(warm.answeredMs / 1000).toFixed(1)} s` },
+      { measure: 'resident memory, started from the snapshot', value: `${warm.rssMb.toFixed(0)} MB` },
+    ]);
+    for (const line of [...cold.snapshotLines, ...warm.snapshotLines]) console.log(`snapshots: ${line}`);
+    return { events: EVENTS, tables: TABLES, replayPerSecond: replayed.events_per_second, cold, warm };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
-  const written = await timed(() => writeLog(dataDir));
-  console.log(`wrote ${EVENTS} events (${TABLES} tables) in ${(written.ms / 1000).toFixed(1)} s`);
-
-  const read = await timed(() => readOnly(dataDir));
-  const replay = await timed(() => run(process.execPath, [join(ROOT, 'dist/apps/api/src/replay.js')], { env: { ...process.env, DATA_DIR: dataDir }, maxBuffer: 1 << 24 }));
-  const replayed = JSON.parse(replay.value.stdout) as { events: number; events_per_second: number };
-  report(`Replay of ${EVENTS} events`, [
-    { path: 'read the events, no folding (baseline)', s: (read.ms / 1000).toFixed(1), 'events/s': Math.round(read.value / (read.ms / 1000)), ratio: '1.00' },
-    { path: 'npm run replay: fold every event (in-process rate)', s: (replayed.events / replayed.events_per_second).toFixed(1), 'events/s': replayed.events_per_second, ratio: (read.value / (read.ms / 1000) / replayed.events_per_second).toFixed(2) },
-    { path: 'npm run replay: whole process', s: (replay.ms / 1000).toFixed(1), 'events/s': Math.round(EVENTS / (replay.ms / 1000)), ratio: (replay.ms / read.ms).toFixed(2) },
-  ]);
-
-  const cold = await coldStart(dataDir);
-  report(`Cold start with ${EVENTS} events, ${TABLES} tables`, [
-    { measure: 'process start to listening', value: `${(cold.listeningMs / 1000).toFixed(1)} s` },
-    { measure: 'process start to first DescribeTable answered (whole log folded)', value: `${(cold.answeredMs / 1000).toFixed(1)} s` },
-    { measure: 'resident memory holding the whole catalog', value: `${cold.rssMb.toFixed(0)} MB` },
-  ]);
+  if (!GROWTH) {
+    await runSize(EVENTS, TABLES);
+    return;
+  }
+  const results: SizeResult[] = [];
+  for (const events of [10_000, 100_000, 1_000_000]) results.push(await runSize(events, events / 10));
+  report('Growth of replay and cold start with the log', results.map((r) => ({
+    events: r.events,
+    tables: r.tables,
+    'replay events/s': r.replayPerSecond,
+    'replay µs/event': (1e6 / r.replayPerSecond).toFixed(1),
+    'ready s': (r.cold.answeredMs / 1000).toFixed(2),
+    'ready µs/event': ((r.cold.answeredMs * 1000) / r.events).toFixed(1),
+    'ready from snapshot s': (r.warm.answeredMs / 1000).toFixed(2),
+    'RSS MB': Math.round(r.cold.rssMb),
+  })));
 }
 
 main().catch((e) => {

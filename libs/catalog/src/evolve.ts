@@ -1,10 +1,11 @@
 import { CatalogEnvelope, VersionRecord } from './events';
 import { CatalogStore, TableState } from './state';
+import { TableVersions } from './table-versions';
 
 /** Folds one event into the state. Events are facts: evolve never refuses one. */
 export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
   const { event, metadata } = envelope;
-  if (event.type !== 'TransactionAltered' && !store.transaction(metadata.transactionId)) {
+  if (event.type !== 'TransactionAltered' && !store.hasTransaction(metadata.transactionId)) {
     store.putTransaction({
       id: metadata.transactionId,
       // Asynchronous work starts queued; everything else completed before it was recorded.
@@ -28,7 +29,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         properties: event.data.properties,
         managedVersioning: event.data.managedVersioning,
         origin: 'declared',
-        versions: new Map(),
+        versions: new TableVersions(event.data.location),
         indexes: new Map(),
       });
       return;
@@ -40,7 +41,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         properties: event.data.properties,
         managedVersioning: event.data.managedVersioning,
         origin: 'registered',
-        versions: new Map(),
+        versions: new TableVersions(event.data.location),
         indexes: new Map(),
       };
       for (const v of event.data.versions) addVersion(table, v);
@@ -52,7 +53,8 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       store.removeTable(event.data.table);
       return;
     case 'TableRenamed': {
-      const table = store.table(event.data.table);
+      // A copy the store may change: a draft must not hand the base's versions to the renamed table.
+      const table = store.tableForUpdate(event.data.table);
       if (!table) return;
       store.removeTable(event.data.table);
       store.putTable({ ...table, id: event.data.newTable });
@@ -70,7 +72,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       if (!table) return;
       for (const v of event.data.versions) table.versions.delete(v);
       if (table.latestVersion !== undefined && !table.versions.has(table.latestVersion)) {
-        table.latestVersion = maxKey(table.versions);
+        table.latestVersion = table.versions.latest();
       }
       return;
     }
@@ -108,15 +110,9 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
 }
 
 function addVersion(table: TableState, record: VersionRecord): void {
-  table.versions.set(record.version, record);
+  table.versions.add(record);
   table.namingScheme = record.namingScheme;
   if (table.latestVersion === undefined || record.version > table.latestVersion) {
     table.latestVersion = record.version;
   }
-}
-
-function maxKey(map: Map<number, unknown>): number | undefined {
-  let max: number | undefined;
-  for (const k of map.keys()) if (max === undefined || k > max) max = k;
-  return max;
 }

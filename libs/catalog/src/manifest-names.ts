@@ -6,7 +6,24 @@ const U64_MAX = (1n << 64n) - 1n;
 /** The manifest's file name once committed: V2 sorts newest first on an object store. */
 export function finalManifestName(version: number, scheme: ManifestNamingScheme): string {
   if (scheme === 'V1') return `${version}.manifest`;
+  if (Number.isSafeInteger(version) && version >= 0) return `${u64MaxMinus(version)}.manifest`;
   return `${(U64_MAX - BigInt(version)).toString().padStart(20, '0')}.manifest`;
+}
+
+/**
+ * 2^64-1 minus a safe integer, in decimal, without BigInt: names are derived again each time a
+ * version is read, since the catalog does not store them.
+ */
+function u64MaxMinus(version: number): string {
+  // 2^64-1 = 1844674407 * 10^10 + 3709551615; a safe integer's high part is below 10^6.
+  const high = Math.floor(version / 1e10);
+  let low = 3709551615 - (version - high * 1e10);
+  let borrow = 0;
+  if (low < 0) {
+    low += 1e10;
+    borrow = 1;
+  }
+  return `${1844674407 - high - borrow}${String(low).padStart(10, '0')}`;
 }
 
 /** Reads a committed manifest's version back from its file name; undefined for anything else. */

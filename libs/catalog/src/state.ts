@@ -1,6 +1,11 @@
-import { ManifestNamingScheme, Properties, TransactionStatus, VersionRecord } from './events';
+import { ManifestNamingScheme, Properties } from './events';
 import { ObjectId, keyOf, nameOf, parentOf } from './ids';
 import { SortedNames } from './sorted-names';
+import { StateImage, TableImage } from './state-image';
+import { TableVersions, VersionSet } from './table-versions';
+import { TransactionState, TransactionTable } from './transaction-table';
+
+export { TransactionState } from './transaction-table';
 
 export interface NamespaceState {
   id: ObjectId;
@@ -15,7 +20,7 @@ export interface TableState {
   managedVersioning: boolean;
   /** Registered tables were written elsewhere first; declared ones were born here. */
   origin: 'declared' | 'registered';
-  versions: Map<number, VersionRecord>;
+  versions: VersionSet;
   latestVersion?: number;
   namingScheme?: ManifestNamingScheme;
   /** Indexes requested through this catalog; their build progress is their transaction's status. */
@@ -30,19 +35,14 @@ export interface IndexState {
   transactionId: string;
 }
 
-export interface TransactionState {
-  id: string;
-  status: TransactionStatus;
-  operation: string;
-  properties: Properties;
-}
-
 /** Read access to catalog state: what every decide function sees. */
 export interface CatalogView {
   readonly revision: number;
   namespace(id: ObjectId): NamespaceState | undefined;
   table(id: ObjectId): TableState | undefined;
+  /** Do not change what this returns: use `transactionForUpdate` on a store. */
   transaction(id: string): TransactionState | undefined;
+  hasTransaction(id: string): boolean;
   tableAtLocation(location: string): TableState | undefined;
   childNamespaces(id: ObjectId): SortedNames;
   childTables(id: ObjectId): SortedNames;
@@ -66,7 +66,7 @@ export class CatalogState implements CatalogStore {
   revision = -1;
   private readonly namespaces = new Map<string, NamespaceState>();
   private readonly tables = new Map<string, TableState>();
-  private readonly transactions = new Map<string, TransactionState>();
+  private transactions = new TransactionTable();
   private readonly locations = new Map<string, TableState>();
   private readonly nsChildren = new Map<string, SortedNames>();
   private readonly tableChildren = new Map<string, SortedNames>();
@@ -84,6 +84,9 @@ export class CatalogState implements CatalogStore {
   transaction(id: string) {
     return this.transactions.get(id);
   }
+  hasTransaction(id: string) {
+    return this.transactions.has(id);
+  }
   tableAtLocation(location: string) {
     return this.locations.get(location);
   }
@@ -99,6 +102,9 @@ export class CatalogState implements CatalogStore {
   get tableCount() {
     return this.tables.size;
   }
+  get transactionCount() {
+    return this.transactions.size;
+  }
   allTables(): IterableIterator<TableState> {
     return this.tables.values();
   }
@@ -107,6 +113,9 @@ export class CatalogState implements CatalogStore {
   }
   allTransactions(): IterableIterator<TransactionState> {
     return this.transactions.values();
+  }
+  transactionIds(): IterableIterator<string> {
+    return this.transactions.ids();
   }
 
   putNamespace(ns: NamespaceState) {
@@ -135,11 +144,90 @@ export class CatalogState implements CatalogStore {
     return this.table(id);
   }
   putTransaction(tx: TransactionState) {
-    this.transactions.set(tx.id, tx);
+    this.transactions.put(tx);
   }
   transactionForUpdate(id: string) {
-    return this.transactions.get(id);
+    return this.transactions.forUpdate(id);
   }
+
+  /** A copy of the whole state as data; later changes to the state do not reach it. */
+  toImage(): StateImage {
+    const steps = this.imageSteps(Infinity);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * The same copy in steps of `tablesPerStep` tables, so a caller can let other work run between
+   * them; the state must not change until the last step.
+   */
+  *imageSteps(tablesPerStep: number): Generator<void, StateImage> {
+    const tables: TableImage[] = [];
+    let numbers = 0;
+    for (const t of this.tables.values()) numbers += baseVersions(t).size * 4;
+    const versionColumn = new Float64Array(numbers);
+    let at = 0;
+    for (const t of this.tables.values()) {
+      if (tables.length > 0 && tables.length % tablesPerStep === 0) yield;
+      const versions = baseVersions(t);
+      const versionNumbers = versions.copyNumbersInto(versionColumn, at);
+      at += versionNumbers;
+      tables.push({
+        id: t.id,
+        uuid: t.uuid,
+        location: t.location,
+        properties: t.properties,
+        managedVersioning: t.managedVersioning,
+        origin: t.origin,
+        ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
+        ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+        versionNumbers,
+        versionExtras: versions.extrasList(),
+        indexes: [...t.indexes.values()].map((i) => ({ ...i })),
+      });
+    }
+    return {
+      revision: this.revision,
+      namespaces: [...this.namespaces.values()].map((n) => ({ id: n.id, properties: n.properties })),
+      tables,
+      versionColumn,
+      transactions: this.transactions.toImage(),
+    };
+  }
+
+  static fromImage(image: StateImage): CatalogState {
+    const state = new CatalogState();
+    state.revision = image.revision;
+    for (const n of image.namespaces) state.putNamespace({ id: n.id, properties: n.properties });
+    let at = 0;
+    for (const t of image.tables) {
+      const numbers = image.versionColumn.subarray(at, at + t.versionNumbers);
+      at += t.versionNumbers;
+      state.putTable({
+        id: t.id,
+        uuid: t.uuid,
+        location: t.location,
+        properties: t.properties,
+        managedVersioning: t.managedVersioning,
+        origin: t.origin,
+        versions: TableVersions.restore(t.location, numbers, t.versionExtras),
+        ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
+        ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+        indexes: new Map(t.indexes.map((i) => [i.name, i])),
+      });
+    }
+    if (at !== image.versionColumn.length) throw new Error('the version column does not match the tables');
+    state.transactions = TransactionTable.fromImage(image.transactions);
+    return state;
+  }
+}
+
+function baseVersions(table: TableState): TableVersions {
+  // Only drafts hold other kinds of version sets, and a draft is never imaged.
+  if (!(table.versions instanceof TableVersions)) throw new Error(`table ${table.id.join('.')} holds draft versions`);
+  return table.versions;
 }
 
 function childSet(index: Map<string, SortedNames>, parent: ObjectId): SortedNames {
@@ -174,6 +262,9 @@ export class DraftCatalog implements CatalogStore {
   transaction(id: string) {
     return this.transactions.get(id) ?? this.base.transaction(id);
   }
+  hasTransaction(id: string) {
+    return this.transactions.has(id) || this.base.hasTransaction(id);
+  }
   tableAtLocation(location: string) {
     for (const t of this.tables.values()) if (t && t.location === location) return t;
     const t = this.base.tableAtLocation(location);
@@ -202,7 +293,8 @@ export class DraftCatalog implements CatalogStore {
     if (this.tables.has(k)) return this.tables.get(k) ?? undefined;
     const original = this.base.table(id);
     if (!original) return undefined;
-    const copy: TableState = { ...original, versions: new Map(original.versions), indexes: new Map(original.indexes) };
+    // Versions are layered, not copied: a commit costs the same however many versions the table has.
+    const copy: TableState = { ...original, versions: original.versions.draft(), indexes: new Map(original.indexes) };
     this.tables.set(k, copy);
     return copy;
   }

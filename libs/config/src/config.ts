@@ -76,6 +76,8 @@ const schema = z.object({
   ALLOW_UNAUTHENTICATED_NETWORK: bool('ALLOW_UNAUTHENTICATED_NETWORK', false),
   RATE_LIMIT_MAX: int('RATE_LIMIT_MAX', 0, 0, 1_000_000_000),
   RATE_LIMIT_WINDOW_MS: int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
+  SNAPSHOT_EVERY: int('SNAPSHOT_EVERY', 100_000, 0, 1_000_000_000),
+  SNAPSHOT_DIR: z.string().min(1).optional(),
 });
 
 export interface AppConfig {
@@ -109,6 +111,9 @@ export interface AppConfig {
   jobLockMs: number;
   auth: AuthSettings;
   rateLimit: RateLimitSettings;
+  /** Events folded between two snapshots of a database's state; 0: no snapshots, every start folds the whole log. */
+  snapshotEvery: number;
+  snapshotDir: string;
 }
 
 export class ConfigError extends Error {
@@ -157,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     jobLockMs: c.JOB_LOCK_MS,
     auth,
     rateLimit: { max: c.RATE_LIMIT_MAX, windowMs: c.RATE_LIMIT_WINDOW_MS },
+    snapshotEvery: c.SNAPSHOT_EVERY,
+    snapshotDir: resolve(c.SNAPSHOT_DIR ?? `${dataDir}/snapshots`),
   };
 }
 

@@ -15,6 +15,8 @@ describe('configuration', () => {
     });
     expect(c.dataDir).toBe(resolve('./data'));
     expect(c.warehouse).toBe(resolve('./data/warehouse'));
+    expect(c.snapshotDir).toBe(resolve('./data/snapshots'));
+    expect(c.snapshotEvery).toBe(100_000);
   });
 
   it('reads every variable', () => {
@@ -33,7 +35,10 @@ describe('configuration', () => {
       RATE_LIMIT_MAX: '100',
       RATE_LIMIT_WINDOW_MS: '1000',
       AUTH_SERVICE_KEY: 'k'.repeat(40),
+      SNAPSHOT_EVERY: '0',
+      SNAPSHOT_DIR: '/tmp/snaps',
     });
+    expect(c).toMatchObject({ snapshotEvery: 0, snapshotDir: '/tmp/snaps' });
     expect(c).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', warehouse: '/tmp/wh', managedVersioning: false, bodyLimit: 2048 });
     expect(c.rateLimit).toEqual({ max: 100, windowMs: 1000 });
     expect(c.auth).toMatchObject({ serviceKey: 'k'.repeat(40), allowUnauthenticatedNetwork: true, apiKeys: [] });
@@ -68,6 +73,8 @@ describe('configuration', () => {
     ['AUTH_JWT_JWKS_URL', 'ldap://x'],
     ['AUTH_SERVICE_KEY', 'short'],
     ['RATE_LIMIT_MAX', '-3'],
+    ['SNAPSHOT_EVERY', 'often'],
+    ['SNAPSHOT_EVERY', '-1'],
     ['HOST', '0.0.0.0'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

@@ -18,7 +18,7 @@ import {
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
 import { LanceTables, ManifestFinaliser, Warehouse } from '@app/lance';
-import { ProjectionRegistry } from '@app/projections';
+import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { BullIndexQueue } from './bull-index-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
@@ -36,7 +36,15 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       inject: [APP_CONFIG, Metrics],
       useFactory: (c: AppConfig, m: Metrics) => new MeteredEventStore(createEventStore(c.eventStore, c.dataDir), m),
     },
-    { provide: ProjectionRegistry, inject: [EVENT_STORE], useFactory: (s: EventStore) => new ProjectionRegistry(s) },
+    {
+      provide: ProjectionRegistry,
+      inject: [EVENT_STORE, APP_CONFIG],
+      useFactory: (s: EventStore, c: AppConfig) => {
+        const log = new Logger('Snapshots');
+        const snapshots = c.snapshotEvery > 0 ? new Snapshots({ dir: c.snapshotDir, every: c.snapshotEvery, log: (m) => log.log(m) }) : undefined;
+        return new ProjectionRegistry(s, snapshots);
+      },
+    },
     {
       provide: CatalogWriter,
       inject: [EVENT_STORE, ProjectionRegistry],
@@ -160,6 +168,7 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
 export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
     private readonly indexQueue: BullIndexQueue,
     private readonly analyzer: BullQueryAnalyzer,
@@ -170,9 +179,11 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     if (!this.journal) return;
     const found = await this.journal.recover();
-    if (found.restored || found.gone) new Logger('manifest-journal').warn(
+    if (found.restored || found.gone) {
+      new Logger('manifest-journal').warn(
         `recovered journaled manifests: ${found.restored} restored, ${found.intact} intact, ${found.gone} with their table gone`,
       );
+    }
     this.journal.start();
   }
 
@@ -182,6 +193,8 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
     await this.lance.close();
+    // Before the store closes: a snapshot records the id of the last event it covers.
+    await this.projections.close();
     await this.store.close();
   }
 }

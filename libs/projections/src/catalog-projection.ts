@@ -1,5 +1,6 @@
 import { CatalogEnvelope, CatalogEvent, CatalogState, EventMetadata, evolve } from '@app/catalog';
 import { EventStore, RecordedEvent } from '@app/event-store';
+import { Snapshots } from './snapshots';
 
 /** One stream per database holds its whole catalog, so a multi-table commit is one atomic append. */
 export function catalogStreamOf(database: string): string {
@@ -14,56 +15,133 @@ export function envelopeOf(recorded: RecordedEvent): CatalogEnvelope {
   };
 }
 
-const PAGE = 4096;
+/**
+ * Small pages: a page of parsed events that outlives two scavenges is promoted, and garbage in the
+ * old space is what grows the heap of a process folding a long log.
+ */
+const PAGE = 256;
+/** Tables copied per turn of the event loop when a snapshot is taken. */
+const TABLES_PER_STEP = 5000;
 
 /**
- * The read model of one database, folded from its stream. Every change to the state goes through
- * one queue, so a reader's catch-up and a writer's own events never apply twice.
+ * The read model of one database, folded from its stream (after the snapshot, if a usable one
+ * exists). Every change to the state goes through one queue, so a reader's catch-up and a
+ * writer's own events never apply twice, and a snapshot never sees half of a change.
  */
 export class CatalogProjection {
-  readonly state = new CatalogState();
+  private current = new CatalogState();
   readonly streamId: string;
   private queue: Promise<unknown> = Promise.resolve();
+  private restored = false;
+  /** The revision the newest snapshot (written or read) covers. */
+  private snapshotRevision = -1;
+  private snapshotting?: Promise<void>;
 
   constructor(
     private readonly store: EventStore,
     readonly database: string,
+    private readonly snapshots?: Snapshots,
   ) {
     this.streamId = catalogStreamOf(database);
   }
 
+  get state(): CatalogState {
+    return this.current;
+  }
+
   /** Brings the state up to the stream's head as of now: a read after this sees every acknowledged write. */
   async catchUp(): Promise<void> {
+    if (!this.restored) await this.serialised(() => this.restore());
     const head = await this.store.streamRevision(this.streamId);
-    if (this.state.revision >= head) return;
+    if (this.current.revision >= head) return;
     await this.serialised(() => this.readUpTo(head));
   }
 
   /** Applies events this process has just appended, or catches up if others wrote in between. */
   async applyAppended(envelopes: CatalogEnvelope[]): Promise<void> {
     await this.serialised(async () => {
+      await this.restore();
       const first = envelopes[0]?.revision;
-      if (first === undefined || this.state.revision >= envelopes[envelopes.length - 1].revision) return;
-      if (this.state.revision === first - 1) {
+      if (first === undefined || this.current.revision >= envelopes[envelopes.length - 1].revision) return;
+      if (this.current.revision === first - 1) {
         for (const e of envelopes) this.apply(e);
-        return;
+      } else {
+        await this.readUpTo(envelopes[envelopes.length - 1].revision);
       }
-      await this.readUpTo(envelopes[envelopes.length - 1].revision);
+      this.snapshotWhenDue();
     });
   }
 
-  private async readUpTo(head: number): Promise<void> {
-    while (this.state.revision < head) {
-      const batch = await this.store.readStream(this.streamId, { fromRevision: this.state.revision + 1, maxCount: PAGE });
-      if (batch.length === 0) return;
-      for (const recorded of batch) this.apply(envelopeOf(recorded));
+  /** Waits for a snapshot being written, then writes one of what was folded since (graceful shutdown). */
+  async close(): Promise<void> {
+    await this.snapshotting;
+    if (this.snapshots && this.current.revision > this.snapshotRevision) await this.takeSnapshot();
+  }
+
+  /** Once, before anything is folded: start from the snapshot if there is a usable one. */
+  private async restore(): Promise<void> {
+    if (this.restored) return;
+    this.restored = true;
+    if (!this.snapshots || this.current.revision >= 0) return;
+    const state = await this.snapshots.load(this.database, this.store, this.streamId).catch((e: Error) => {
+      this.snapshots!.log(`ignoring the snapshot of '${this.database}': ${e.message}`);
+      return undefined;
+    });
+    if (!state) return;
+    this.current = state;
+    this.snapshotRevision = state.revision;
+  }
+
+  private snapshotWhenDue(): void {
+    if (!this.snapshots || this.snapshotting || this.current.revision - this.snapshotRevision < this.snapshots.every) return;
+    this.snapshotting = new Promise<void>((r) => setImmediate(r)).then(() => this.takeSnapshot());
+  }
+
+  private async takeSnapshot(): Promise<void> {
+    const snapshots = this.snapshots!;
+    try {
+      // Taken inside the queue, so no event is folded while the state is copied; reads go on between steps.
+      const captured = await this.serialised(async () => {
+        const steps = this.current.imageSteps(TABLES_PER_STEP);
+        let longest = 0;
+        for (;;) {
+          const started = performance.now();
+          const step = steps.next();
+          longest = Math.max(longest, performance.now() - started);
+          if (step.done) return { image: step.value, ms: longest };
+          await new Promise((r) => setImmediate(r));
+        }
+      });
+      const { image } = captured;
+      if (image.revision < 0 || image.revision <= this.snapshotRevision) return;
+      const [event] = await this.store.readStream(this.streamId, { fromRevision: image.revision, maxCount: 1 });
+      if (!event || event.revision !== image.revision) return;
+      const written = await snapshots.save(this.database, image, event.id);
+      this.snapshotRevision = Math.max(this.snapshotRevision, image.revision);
+      snapshots.log(
+        `snapshot of '${this.database}' at revision ${image.revision} written: ${(written.bytes / 1048576).toFixed(1)} MiB, ` +
+          `longest copying step ${captured.ms.toFixed(0)} ms, longest encoding step ${written.longestStepMs.toFixed(0)} ms`,
+      );
+    } catch (e) {
+      snapshots.log(`snapshot of '${this.database}' not written: ${(e as Error).message}`);
+    } finally {
+      this.snapshotting = undefined;
     }
   }
 
+  private async readUpTo(head: number): Promise<void> {
+    while (this.current.revision < head) {
+      const batch = await this.store.readStream(this.streamId, { fromRevision: this.current.revision + 1, maxCount: PAGE });
+      if (batch.length === 0) break;
+      for (const recorded of batch) this.apply(envelopeOf(recorded));
+    }
+    this.snapshotWhenDue();
+  }
+
   private apply(envelope: CatalogEnvelope): void {
-    if (envelope.revision !== this.state.revision + 1) return;
-    evolve(this.state, envelope);
-    this.state.revision = envelope.revision;
+    if (envelope.revision !== this.current.revision + 1) return;
+    evolve(this.current, envelope);
+    this.current.revision = envelope.revision;
   }
 
   private serialised<T>(work: () => Promise<T>): Promise<T> {

@@ -1,3 +1,5 @@
 export * from './catalog-projection';
 export * from './projection-registry';
 export * from './canonical-dump';
+export * from './snapshots';
+export * from './snapshot-file';

@@ -1,16 +1,20 @@
 import { EventStore } from '@app/event-store';
 import { CatalogProjection } from './catalog-projection';
+import { Snapshots } from './snapshots';
 
 /** Holds one projection per database, created on first use. */
 export class ProjectionRegistry {
   private readonly projections = new Map<string, CatalogProjection>();
 
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly snapshots?: Snapshots,
+  ) {}
 
   get(database: string): CatalogProjection {
     let projection = this.projections.get(database);
     if (!projection) {
-      projection = new CatalogProjection(this.store, database);
+      projection = new CatalogProjection(this.store, database, this.snapshots);
       this.projections.set(database, projection);
     }
     return projection;
@@ -25,5 +29,10 @@ export class ProjectionRegistry {
 
   databases(): string[] {
     return [...this.projections.keys()];
+  }
+
+  /** Graceful shutdown: every projection writes a snapshot of what it folded since its last one. */
+  async close(): Promise<void> {
+    await Promise.all([...this.projections.values()].map((p) => p.close()));
   }
 }
