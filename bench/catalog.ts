@@ -12,15 +12,17 @@ import { BenchServer, post, report, startServer, timed } from './support';
  *     connections (autocannon), against a bare Fastify route answering a fixed JSON object;
  *  2. CreateTableVersion with manifest finalisation, BENCH_CONNECTIONS concurrent writers
  *     (autocannon) over 100 tables, against appending the same events to the embedded store.
- * BENCH_GROWTH=1 runs both at 1/100, 1/10 and 1x those sizes and reports the time per operation
- * at each size.
+ * BENCH_GROWTH=1 runs reads at 1/100, 1/10 and 1x BENCH_TABLES tables and commits at 1x, 10x and
+ * 100x BENCH_COMMITS (so 30 to 3,000 versions per table), and reports the time per operation at
+ * each size.
  */
 const TABLES = Number(process.env.BENCH_TABLES ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 3_000);
 const GROWTH = process.env.BENCH_GROWTH === '1';
-const SCALES = GROWTH ? [0.01, 0.1, 1] : [1];
+const READ_SCALES = GROWTH ? [0.01, 0.1, 1] : [1];
+const COMMIT_SCALES = GROWTH ? [1, 10, 100] : [1];
 
 interface Load {
   rps: number;
@@ -72,14 +74,20 @@ const row = (path: string, r: Load, base: Load) => ({
   'share of bare': (r.rps / base.rps).toFixed(2),
 });
 
-async function reads(): Promise<void> {
-  const server = await startServer(process.env.BENCH_READS_ENV ? JSON.parse(process.env.BENCH_READS_ENV) : {});
+/** The server's settings for the read runs: the defaults, then without access log lines. */
+const READ_SETUPS: Array<{ label: string; env: Record<string, string> }> = [
+  { label: 'default settings (every request logged)', env: {} },
+  { label: 'ACCESS_LOG=off', env: { ACCESS_LOG: 'off' } },
+];
+
+async function reads(setup: (typeof READ_SETUPS)[number]): Promise<void> {
+  const server = await startServer(setup.env);
   const bare = await startBare();
   const growth: Array<Record<string, string | number>> = [];
   try {
     await post(`${server.url}/v1/namespace/ns/create`, {});
     let declared = 0;
-    for (const scale of SCALES) {
+    for (const scale of READ_SCALES) {
       const tables = Math.round(TABLES * scale);
       const populate = await timed(() => declareTables(server, declared, tables));
       declared = tables;
@@ -90,8 +98,11 @@ async function reads(): Promise<void> {
       const catalogDescribe = await load(server.url, 'describe', describe);
       const bareList = await load(bare.url, 'bare', list);
       const catalogList = await load(server.url, 'list', list);
-      report(`Catalog reads: ${tables} tables, ${CONNECTIONS} connections, ${SECONDS} s each${process.env.BENCH_READS_LABEL ?? ''}`, [
+      // The same HTTP stack (Nest, hooks, auth, metrics, log) answering a constant: what the framework costs.
+      const health = await load(server.url, 'healthz', { method: 'GET', path: () => '/healthz' });
+      report(`Catalog reads: ${tables} tables, ${CONNECTIONS} connections, ${SECONDS} s each, ${setup.label}`, [
         row('bare Fastify route (baseline)', bareDescribe, bareDescribe),
+        row('GET /healthz through the same stack', health, bareDescribe),
         row('DescribeTable (location only)', catalogDescribe, bareDescribe),
         row('bare Fastify route (baseline)', bareList, bareList),
         row('ListTables, 100 per page', catalogList, bareList),
@@ -105,7 +116,7 @@ async function reads(): Promise<void> {
         'share of bare (describe, list)': `${(catalogDescribe.rps / bareDescribe.rps).toFixed(2)}, ${(catalogList.rps / bareList.rps).toFixed(2)}`,
       });
     }
-    if (GROWTH) report(`Growth: catalog reads at ${SCALES.map((s) => Math.round(TABLES * s)).join(' / ')} tables${process.env.BENCH_READS_LABEL ?? ''}`, growth);
+    if (GROWTH) report(`Growth: catalog reads at ${READ_SCALES.map((s) => Math.round(TABLES * s)).join(' / ')} tables, ${setup.label}`, growth);
   } finally {
     bare.stop();
     await server.stop();
@@ -133,7 +144,7 @@ async function directAppends(locations: string[], perTable: number): Promise<num
 
 async function commits(): Promise<void> {
   const growth: Array<Record<string, string | number>> = [];
-  for (const scale of SCALES) {
+  for (const scale of COMMIT_SCALES) {
     const total = Math.round(COMMITS * scale);
     const perTable = Math.ceil(total / 100);
     const server = await startServer();
@@ -181,12 +192,12 @@ async function commits(): Promise<void> {
       await server.stop();
     }
   }
-  if (GROWTH) report(`Growth: commits at ${SCALES.map((s) => Math.round(COMMITS * s)).join(' / ')} commits over 100 tables`, growth);
+  if (GROWTH) report(`Growth: commits at ${COMMIT_SCALES.map((s) => Math.round(COMMITS * s)).join(' / ')} commits over 100 tables`, growth);
 }
 
 async function main(): Promise<void> {
   const which = process.argv[2] ?? 'all';
-  if (which === 'all' || which === 'reads') await reads();
+  if (which === 'all' || which === 'reads') for (const setup of READ_SETUPS) await reads(setup);
   if (which === 'all' || which === 'commits') await commits();
 }
 
