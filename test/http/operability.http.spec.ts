@@ -34,6 +34,25 @@ describe('operability', () => {
     expect(lines.every((l) => typeof l.level === 'number' && typeof l.time === 'number')).toBe(true);
   });
 
+  it('with ACCESS_LOG=errors logs only the requests answered 400 or above', async () => {
+    const quiet = await startServer({ entry: 'api', env: { ACCESS_LOG: 'errors' } });
+    try {
+      const own = new Api(quiet.url);
+      expect((await own.post('/v1/namespace/fine/create', {}, { 'x-request-id': 'ok-1' })).status).toBe(200);
+      expect((await own.post('/v1/namespace/missing/describe', {}, { 'x-request-id': 'bad-1' })).status).toBe(404);
+      await new Promise((r) => setTimeout(r, 100));
+      const lines = quiet
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
+      expect(lines.some((l) => l.reqId === 'bad-1' && l.res?.statusCode === 404 && l.req?.url === '/v1/namespace/missing/describe')).toBe(true);
+      expect(lines.some((l) => l.reqId === 'ok-1')).toBe(false);
+    } finally {
+      await quiet.stop();
+    }
+  });
+
   it('exports Prometheus metrics per operation and status, with append latency, lag and queue depth', async () => {
     await api.post('/v1/namespace/ops/describe', {});
     await api.post('/v1/namespace/nope/describe', {});

@@ -17,6 +17,7 @@ describe('configuration', () => {
     expect(c.warehouse).toBe(resolve('./data/warehouse'));
     expect(c.snapshotDir).toBe(resolve('./data/snapshots'));
     expect(c.snapshotEvery).toBe(100_000);
+    expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 200 });
   });
 
   it('reads every variable', () => {
@@ -75,6 +76,9 @@ describe('configuration', () => {
     ['RATE_LIMIT_MAX', '-3'],
     ['SNAPSHOT_EVERY', 'often'],
     ['SNAPSHOT_EVERY', '-1'],
+    ['ACCESS_LOG', 'some'],
+    ['MANIFEST_DURABILITY', 'never'],
+    ['MANIFEST_JOURNAL_FLUSH_MS', '0'],
     ['HOST', '0.0.0.0'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
