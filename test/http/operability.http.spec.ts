@@ -2,6 +2,15 @@ import { Api } from '../support/http';
 import { ARROW_STREAM, arrowStream, sampleTable } from '../support/arrow-data';
 import { RunningServer, startServer } from '../support/server';
 
+/** The server's JSON log lines so far. */
+function logLines(server: RunningServer): any[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
+}
+
 describe('operability', () => {
   let server: RunningServer;
   let api: Api;
@@ -25,11 +34,7 @@ describe('operability', () => {
     const kept = await api.post('/v1/namespace/ops/describe', {}, { 'x-request-id': 'trace-123' });
     expect(kept.headers.get('x-request-id')).toBe('trace-123');
     await new Promise((r) => setTimeout(r, 100));
-    const lines = server
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l));
+    const lines = logLines(server);
     expect(lines.some((l) => l.reqId === 'trace-123' && l.res?.statusCode === 200)).toBe(true);
     expect(lines.every((l) => typeof l.level === 'number' && typeof l.time === 'number')).toBe(true);
   });
@@ -41,11 +46,7 @@ describe('operability', () => {
       expect((await own.post('/v1/namespace/fine/create', {}, { 'x-request-id': 'ok-1' })).status).toBe(200);
       expect((await own.post('/v1/namespace/missing/describe', {}, { 'x-request-id': 'bad-1' })).status).toBe(404);
       await new Promise((r) => setTimeout(r, 100));
-      const lines = quiet
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l));
+      const lines = logLines(quiet);
       expect(lines.some((l) => l.reqId === 'bad-1' && l.res?.statusCode === 404 && l.req?.url === '/v1/namespace/missing/describe')).toBe(true);
       expect(lines.some((l) => l.reqId === 'ok-1')).toBe(false);
     } finally {

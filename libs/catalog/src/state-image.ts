@@ -1,6 +1,6 @@
-import { ManifestNamingScheme, Properties } from './events';
+import { Properties } from './events';
 import { ObjectId } from './ids';
-import { IndexState } from './state';
+import { IndexState, TableState } from './state';
 import { VersionExtras } from './table-versions';
 import { TransactionTableImage } from './transaction-table';
 
@@ -16,15 +16,9 @@ export interface StateImage {
   transactions: TransactionTableImage;
 }
 
-export interface TableImage {
-  id: ObjectId;
-  uuid: string;
-  location: string;
-  properties: Properties;
-  managedVersioning: boolean;
-  origin: 'declared' | 'registered';
-  latestVersion?: number;
-  namingScheme?: ManifestNamingScheme;
+/** A table's own fields as they are, its versions as a count of numbers in `versionColumn`. */
+export interface TableImage
+  extends Pick<TableState, 'id' | 'uuid' | 'location' | 'properties' | 'managedVersioning' | 'origin' | 'latestVersion' | 'namingScheme'> {
   versionNumbers: number;
   versionExtras: Array<[number, VersionExtras]>;
   indexes: IndexState[];

@@ -175,14 +175,7 @@ export class CatalogState implements CatalogStore {
       const versionNumbers = versions.copyNumbersInto(versionColumn, at);
       at += versionNumbers;
       tables.push({
-        id: t.id,
-        uuid: t.uuid,
-        location: t.location,
-        properties: t.properties,
-        managedVersioning: t.managedVersioning,
-        origin: t.origin,
-        ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
-        ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+        ...ownFields(t),
         versionNumbers,
         versionExtras: versions.extrasList(),
         indexes: [...t.indexes.values()].map((i) => ({ ...i })),
@@ -206,15 +199,8 @@ export class CatalogState implements CatalogStore {
       const numbers = image.versionColumn.subarray(at, at + t.versionNumbers);
       at += t.versionNumbers;
       state.putTable({
-        id: t.id,
-        uuid: t.uuid,
-        location: t.location,
-        properties: t.properties,
-        managedVersioning: t.managedVersioning,
-        origin: t.origin,
+        ...ownFields(t),
         versions: TableVersions.restore(t.location, numbers, t.versionExtras),
-        ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
-        ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
         indexes: new Map(t.indexes.map((i) => [i.name, i])),
       });
     }
@@ -327,4 +313,20 @@ function withOverlay<T extends { id: ObjectId }>(
     else merged.delete(id[id.length - 1]);
   }
   return merged;
+}
+
+type OwnFields = Omit<TableImage, 'versionNumbers' | 'versionExtras' | 'indexes'>;
+
+/** The fields a table and its snapshot image share, optional ones only when set. */
+function ownFields(t: OwnFields): OwnFields {
+  return {
+    id: t.id,
+    uuid: t.uuid,
+    location: t.location,
+    properties: t.properties,
+    managedVersioning: t.managedVersioning,
+    origin: t.origin,
+    ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
+    ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+  };
 }
