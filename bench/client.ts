@@ -14,14 +14,14 @@ const APPENDS = Number(process.env.BENCH_CLIENT_APPENDS ?? 50);
 const ROWS = 100;
 const DIM = 16;
 
-async function workload(db: lancedb.Connection, namespace: string[]): Promise<number> {
-  for (let t = 0; t < TABLES; t++) {
+async function workload(db: lancedb.Connection, namespace: string[], tables = TABLES, appends = APPENDS): Promise<number> {
+  for (let t = 0; t < tables; t++) {
     const table = await db.createTable(`t${t}`, vectorTable(0, ROWS, DIM, t), namespace);
-    for (let a = 1; a <= APPENDS; a++) await table.add(vectorTable(a * ROWS, ROWS, DIM, t));
+    for (let a = 1; a <= appends; a++) await table.add(vectorTable(a * ROWS, ROWS, DIM, t));
     table.close();
   }
   let rows = 0;
-  for (let t = 0; t < TABLES; t++) {
+  for (let t = 0; t < tables; t++) {
     const table = await db.openTable(`t${t}`, namespace);
     rows += await table.countRows();
     const hits = await table.search(Array.from({ length: DIM }, () => 0.5)).limit(10).toArray();
@@ -35,8 +35,12 @@ async function main(): Promise<void> {
   const server = await startServer();
   try {
     const dir = await lancedb.connectNamespace('dir', { root: mkdtempSync(join(tmpdir(), 'bench-dir-')) });
-    const viaDir = await timed(() => workload(dir, []));
     const rest = await lancedb.connectNamespace('rest', { uri: server.url });
+    // Untimed: a small run on each side first, so neither is measured warming up.
+    await workload(await lancedb.connectNamespace('dir', { root: mkdtempSync(join(tmpdir(), 'bench-dir-')) }), [], 2, 10);
+    await rest.createNamespace(['warm']);
+    await workload(rest, ['warm'], 2, 10);
+    const viaDir = await timed(() => workload(dir, []));
     await rest.createNamespace(['bench']);
     const viaCatalog = await timed(() => workload(rest, ['bench']));
     if (viaDir.value !== viaCatalog.value) throw new Error(`row counts differ: ${viaDir.value} vs ${viaCatalog.value}`);
