@@ -9,6 +9,8 @@ const ROOT = resolve(__dirname, '../..');
 export interface BenchServer {
   url: string;
   dataDir: string;
+  /** The server's process id, for attaching a profiler (perf record -p). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   return {
     url,
     dataDir,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((done) => {
         child.once('exit', () => done());

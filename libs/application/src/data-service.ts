@@ -50,11 +50,48 @@ export class DataService {
     return (await listManifestsOnDisk(table.location)).length === 0;
   }
 
-  /** Opens a table for reading (at a version) or writing; refuses a table that has no data yet. */
+  /**
+   * Opens a table for reading (at a version) or writing; refuses a table that has no data yet. The
+   * caller owns the handle and closes it: for long work (index builds) and pinned versions.
+   */
   async open(ctx: RequestContext, table: TableState, version?: number): Promise<LanceTable> {
+    await this.refuseOnlyDeclared(table);
+    return this.openFresh(ctx, table, version);
+  }
+
+  /**
+   * Runs `work` on the table. The latest version of a managed table is served from this process's
+   * cached handle, made current with the catalog first (see LanceTables.withLatest); `write` work on
+   * it is serialised per table. Anything else gets a handle opened for this call.
+   */
+  async use<T>(ctx: RequestContext, table: TableState, access: 'read' | 'write', work: (t: LanceTable) => Promise<T>, version?: number): Promise<T> {
+    await this.refuseOnlyDeclared(table);
+    if (table.managedVersioning && version === undefined) {
+      let opened = false;
+      return this.lance
+        .withLatest(ctx.database, table, access, (t) => {
+          opened = true;
+          return work(t);
+        })
+        .catch((e) => {
+          throw opened ? e : lanceInputError(e, 'opening the table failed');
+        });
+    }
+    const dataset = await this.openFresh(ctx, table, version);
+    try {
+      return await work(dataset);
+    } finally {
+      dataset.close();
+    }
+  }
+
+  private async refuseOnlyDeclared(table: TableState): Promise<void> {
     if (await this.isOnlyDeclared(table)) {
       throw new CatalogError(ErrorCode.InvalidTableState, 'the table is declared but holds no data yet; insert data first');
     }
+  }
+
+  private async openFresh(ctx: RequestContext, table: TableState, version?: number): Promise<LanceTable> {
     try {
       return table.managedVersioning
         ? await this.lance.open(ctx.database, [...table.id], { version })
@@ -70,15 +107,13 @@ export class DataService {
     if (await this.isOnlyDeclared(table)) {
       version = await this.writeFresh(ctx, table, req.data, 'create');
     } else {
-      const dataset = await this.open(ctx, table);
-      try {
-        await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' });
-        version = await dataset.version();
-      } catch (e) {
-        throw lanceInputError(e, 'inserting failed', true);
-      } finally {
-        dataset.close();
-      }
+      version = await this.use(ctx, table, 'write', async (dataset) => {
+        try {
+          return (await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' })).version;
+        } catch (e) {
+          throw lanceInputError(e, 'inserting failed', true);
+        }
+      });
     }
     const transactionId = await this.recordDataChange(ctx, req.id, req.mode === 'Overwrite' ? 'Overwrite' : 'Insert', version, req.data.numRows);
     return { transaction_id: transactionId, num_inserted_rows: req.data.numRows, version };
@@ -99,14 +134,16 @@ export class DataService {
   async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string }): Promise<number> {
     const table = await this.table(ctx, req.id, req.version);
     if (await this.isOnlyDeclared(table)) return 0;
-    const dataset = await this.open(ctx, table, req.version);
-    try {
-      return await dataset.countRows(req.predicate);
-    } catch (e) {
-      throw lanceInputError(e, 'counting failed');
-    } finally {
-      dataset.close();
-    }
+    return this.use(
+      ctx,
+      table,
+      'read',
+      (dataset) =>
+        dataset.countRows(req.predicate).catch((e) => {
+          throw lanceInputError(e, 'counting failed');
+        }),
+      req.version,
+    );
   }
 
   /** QueryTable: the matching rows as an Arrow table (through a ready HNSW index when one fits). */
@@ -140,14 +177,16 @@ export class DataService {
 
   private async withTable<T>(ctx: RequestContext, req: { id: ObjectId; version?: number }, work: (t: LanceTable) => Promise<T>): Promise<T> {
     const table = await this.table(ctx, req.id, req.version);
-    const dataset = await this.open(ctx, table, req.version);
-    try {
-      return await work(dataset);
-    } catch (e) {
-      throw lanceInputError(e, 'the query failed');
-    } finally {
-      dataset.close();
-    }
+    return this.use(
+      ctx,
+      table,
+      'read',
+      (dataset) =>
+        work(dataset).catch((e) => {
+          throw lanceInputError(e, 'the query failed');
+        }),
+      req.version,
+    );
   }
 
   private withQuery<T>(
