@@ -35,7 +35,11 @@ export class DataService {
   private readonly hnsw = new HnswSearch();
 
   async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
-    const table = requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id);
+    return this.checked(requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id), version);
+  }
+
+  /** Refuses a version the table does not have. */
+  private async checked(table: TableState, version?: number): Promise<TableState> {
     if (version !== undefined) {
       if (table.managedVersioning) requireVersion(table, version);
       else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === version)) {
@@ -148,35 +152,32 @@ export class DataService {
 
   /** QueryTable: the matching rows as an Arrow table (through a ready HNSW index when one fits). */
   async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<arrow.Table> {
-    const hnsw = await this.hnswFor(ctx, req);
-    if (hnsw) return (await this.withTable(ctx, req, (t) => this.hnsw.query(t, hnsw.table, hnsw.index, req))).rows;
-    return this.withQuery(ctx, req, async (q) => (await q.toArrow()) as unknown as arrow.Table);
+    const { table, hnsw } = await this.target(ctx, req);
+    if (hnsw) return (await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).rows;
+    return this.read(ctx, table, req.version, async (t) => (await buildLanceQuery(t, req).toArrow()) as unknown as arrow.Table);
   }
 
   async explainQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }, verbose: boolean): Promise<string> {
-    const hnsw = await this.hnswFor(ctx, req);
-    if (hnsw) return this.hnsw.explain(hnsw.table, hnsw.index, req);
-    return this.withQuery(ctx, req, (q) => q.explainPlan(verbose));
+    const { table, hnsw } = await this.target(ctx, req);
+    if (hnsw) return this.hnsw.explain(table, hnsw, req);
+    return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).explainPlan(verbose));
   }
 
   /** Runs the query and reports what it did; called on a worker. */
   async analyzeQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<string> {
-    const hnsw = await this.hnswFor(ctx, req);
-    if (hnsw) return (await this.withTable(ctx, req, (t) => this.hnsw.query(t, hnsw.table, hnsw.index, req))).plan;
-    return this.withQuery(ctx, req, (q) => q.analyzePlan());
+    const { table, hnsw } = await this.target(ctx, req);
+    if (hnsw) return (await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).plan;
+    return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).analyzePlan());
   }
 
-  /** The HNSW index that serves a query on the latest version, if any. */
-  private async hnswFor(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }) {
-    if (req.version !== undefined) return undefined;
+  /** The table a query reads, from one caught-up catalog state, and the HNSW index that serves it on the latest version, if any. */
+  private async target(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }) {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    const table = await this.table(ctx, req.id);
-    const index = this.hnsw.indexFor(view, table, req);
-    return index ? { table, index } : undefined;
+    const table = await this.checked(requireTable(view, req.id), req.version);
+    return { table, hnsw: req.version === undefined ? this.hnsw.indexFor(view, table, req) : undefined };
   }
 
-  private async withTable<T>(ctx: RequestContext, req: { id: ObjectId; version?: number }, work: (t: LanceTable) => Promise<T>): Promise<T> {
-    const table = await this.table(ctx, req.id, req.version);
+  private read<T>(ctx: RequestContext, table: TableState, version: number | undefined, work: (t: LanceTable) => Promise<T>): Promise<T> {
     return this.use(
       ctx,
       table,
@@ -185,16 +186,8 @@ export class DataService {
         work(dataset).catch((e) => {
           throw lanceInputError(e, 'the query failed');
         }),
-      req.version,
+      version,
     );
-  }
-
-  private withQuery<T>(
-    ctx: RequestContext,
-    req: TableQuery & { id: ObjectId; version?: number },
-    run: (q: ReturnType<typeof buildLanceQuery>) => Promise<T>,
-  ): Promise<T> {
-    return this.withTable(ctx, req, (t) => run(buildLanceQuery(t, req)));
   }
 
   /** Records a server-side write as an event; answers its transaction id. */

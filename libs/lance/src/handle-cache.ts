@@ -3,6 +3,8 @@ export class Slot<H> {
   users = 0;
   evicted = false;
   closed = false;
+  /** The handle's version as last read inside `exclusive`, so a read compares it without a native call. */
+  version?: number;
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(

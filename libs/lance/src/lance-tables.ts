@@ -50,17 +50,25 @@ export class LanceTables {
   async withLatest<T>(database: string, table: ManagedTableRef, access: 'read' | 'write', work: (t: lancedb.Table) => Promise<T>): Promise<T> {
     const key = [database, table.uuid, ...table.id].join('\u0000');
     return this.handles.use(key, () => this.open(database, [...table.id]), async (slot, handle) => {
+      // Only ever called inside slot.exclusive, like every change to the handle or to slot.version.
       const current = async () => {
-        if ((await handle.version()) !== table.latestVersion) await handle.checkoutLatest();
+        let version = slot.version ?? (await handle.version());
+        if (version !== table.latestVersion) {
+          await handle.checkoutLatest();
+          version = await handle.version();
+        }
+        slot.version = version;
       };
       try {
         if (access === 'write') {
           return await slot.exclusive(async () => {
             await current();
-            return work(handle);
+            const result = await work(handle);
+            slot.version = await handle.version();
+            return result;
           });
         }
-        if ((await handle.version()) !== table.latestVersion) await slot.exclusive(current);
+        if (slot.version !== table.latestVersion) await slot.exclusive(current);
       } catch (e) {
         this.handles.discard(slot);
         throw e;
