@@ -1,16 +1,19 @@
 import * as lancedb from '@lancedb/lancedb';
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { HierarchicalNSW } from 'hnswlib-node';
-import { BenchServer, post, postArrow, report, settle, startServer, timed, vectorTable } from './support';
+import { BenchServer, closeClient, post, postArrow, postForBytes, report, settle, startServer, timed, vectorTable } from './support';
 
 /**
  * Data-plane benchmarks, each measured side by side with its baseline (lancedb on a local
  * directory) in the same run. Where both sides repeat an operation, the two are interleaved call by
  * call, so load from other processes on the machine falls on both alike.
- *  1. InsertIntoTable (HTTP, Arrow IPC bodies) vs `table.add`, batch by batch;
+ *  1. InsertIntoTable (HTTP, Arrow IPC bodies) vs `table.add`, batch by batch, beside two
+ *     decompositions: lancedb as a client of this catalog (the commit path alone) and the same
+ *     bodies posted to a bare server (HTTP alone);
  *  2. CountTableRows with a predicate vs `table.countRows(filter)`;
  *  3. QueryTable vector search (k=10, Arrow IPC file answer) vs `table.search(v).limit(10).toArrow()`,
  *     with no index, then with an IVF_PQ index (whose build time through the queue is compared too);
@@ -28,7 +31,25 @@ const IVF = process.env.BENCH_IVF !== '0';
 const HNSW_ROWS = Number(process.env.BENCH_HNSW_ROWS ?? 20_000);
 const GROWTH = process.env.BENCH_GROWTH === '1';
 
-type Direct = lancedb.Connection;
+interface Sides {
+  server: BenchServer;
+  /** lancedb on a local directory: the baseline. */
+  direct: lancedb.Connection;
+  /** lancedb as a client of this catalog: writes the files itself, commits through version/create. */
+  client: lancedb.Connection;
+  /** A bare Fastify process that reads Arrow bodies: what HTTP alone costs. */
+  bare: string;
+}
+
+function startBare(): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, [join(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((ok) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /listening on (\S+)/.exec(String(d));
+      if (m) ok({ url: m[1], stop: () => child.kill() });
+    });
+  });
+}
 
 function batchesOf(rows: number): arrow.Table[] {
   return Array.from({ length: Math.ceil(rows / BATCH) }, (_, i) => vectorTable(i * BATCH, Math.min(BATCH, rows - i * BATCH), DIM));
@@ -36,30 +57,45 @@ function batchesOf(rows: number): arrow.Table[] {
 
 const elapsed = async (work: () => Promise<unknown>) => (await timed(work)).ms;
 
-/** Inserts the same batches through the API and directly, alternating batch by batch. */
-async function insertBoth(server: BenchServer, direct: Direct, name: string, batches: arrow.Table[]) {
-  let api = await elapsed(() => postArrow(`${server.url}/v1/table/${name}/create`, batches[0]));
+/**
+ * Inserts the same batches four ways, batch by batch in turn: directly (baseline), as a lancedb
+ * client of this catalog (the managed-versioning commit path without HTTP bodies), as HTTP bodies
+ * to a bare server that only reads them (the transport floor), and through InsertIntoTable.
+ */
+async function insertAll(sides: Sides, name: string, batches: arrow.Table[]) {
+  const { server, direct, client, bare } = sides;
+  const time = { api: 0, lance: 0, client: 0, bare: 0 };
   let table!: lancedb.Table;
-  let lance = await elapsed(async () => (table = await direct.createTable(name, batches[0])));
+  let viaClient!: lancedb.Table;
+  time.api += await elapsed(() => postArrow(`${server.url}/v1/table/${name}/create`, batches[0]));
+  time.lance += await elapsed(async () => (table = await direct.createTable(name, batches[0])));
+  time.client += await elapsed(async () => (viaClient = await client.createTable(`${name}_client`, batches[0])));
+  time.bare += await elapsed(() => postArrow(`${bare}/arrow`, batches[0]));
   for (const b of batches.slice(1)) {
-    api += await elapsed(() => postArrow(`${server.url}/v1/table/${name}/insert`, b));
-    lance += await elapsed(() => table.add(b));
+    time.api += await elapsed(() => postArrow(`${server.url}/v1/table/${name}/insert`, b));
+    time.lance += await elapsed(() => table.add(b));
+    time.client += await elapsed(() => viaClient.add(b));
+    time.bare += await elapsed(() => postArrow(`${bare}/arrow`, b));
   }
-  return { api, lance, table };
+  viaClient.close();
+  return { time, table };
 }
 
-function insertRows(rows: number, api: number, lance: number) {
-  const perRow = (ms: number) => ((ms * 1000) / rows).toFixed(2);
+function insertRows(rows: number, time: { api: number; lance: number; client: number; bare: number }) {
+  const row = (path: string, ms: number) => ({
+    rows,
+    path,
+    ms: ms.toFixed(0),
+    'rows/s': Math.round(rows / (ms / 1000)),
+    'µs/row': ((ms * 1000) / rows).toFixed(2),
+    ratio: (ms / time.lance).toFixed(2),
+  });
   return [
-    { rows, path: 'lancedb table.add (baseline)', ms: lance.toFixed(0), 'rows/s': Math.round(rows / (lance / 1000)), 'µs/row': perRow(lance), ratio: '1.00' },
-    { rows, path: 'InsertIntoTable through the API', ms: api.toFixed(0), 'rows/s': Math.round(rows / (api / 1000)), 'µs/row': perRow(api), ratio: (api / lance).toFixed(2) },
+    row('lancedb table.add (baseline)', time.lance),
+    row('InsertIntoTable through the API', time.api),
+    row('lancedb table.add as a client of this catalog (version/create per commit)', time.client),
+    row('HTTP only: the same bodies to a bare Fastify that reads them', time.bare),
   ];
-}
-
-async function postJson(url: string, body: unknown): Promise<Response> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-  return res;
 }
 
 async function countBoth(server: BenchServer, table: lancedb.Table, name: string) {
@@ -69,7 +105,7 @@ async function countBoth(server: BenchServer, table: lancedb.Table, name: string
     const predicate = `id > ${(i * 7919) % ROWS}`;
     let viaApi = 0;
     let viaLance = 0;
-    api += await elapsed(async () => (viaApi = Number(await (await postJson(`${server.url}/v1/table/${name}/count_rows`, { predicate })).text())));
+    api += await elapsed(async () => (viaApi = Number((await postForBytes(`${server.url}/v1/table/${name}/count_rows`, { predicate })).toString())));
     lance += await elapsed(async () => (viaLance = await table.countRows(predicate)));
     if (viaApi !== viaLance) throw new Error(`count_rows ${predicate}: API ${viaApi}, lancedb ${viaLance}`);
   }
@@ -89,8 +125,7 @@ async function queryBoth(server: BenchServer, table: lancedb.Table, name: string
     let viaApi!: arrow.Table;
     let viaLance!: arrow.Table;
     api += await elapsed(async () => {
-      const res = await postJson(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 });
-      viaApi = arrow.tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+      viaApi = arrow.tableFromIPC(await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 }));
     });
     lance += await elapsed(async () => (viaLance = (await table.search(q).limit(10).toArrow()) as unknown as arrow.Table));
     if (viaApi.numRows !== viaLance.numRows) throw new Error(`query: API ${viaApi.numRows} rows, lancedb ${viaLance.numRows}`);
@@ -117,11 +152,12 @@ async function ivf(server: BenchServer, table: lancedb.Table, name: string) {
 }
 
 /** HNSW vs IVF_HNSW_SQ, recall against exact search, on a table of its own. */
-async function hnsw(server: BenchServer, direct: Direct) {
+async function hnsw(sides: Sides) {
+  const { server } = sides;
   const rows = HNSW_ROWS;
   const name = 'graph';
   const batches = Array.from({ length: Math.ceil(rows / BATCH) }, (_, i) => vectorTable(i * BATCH, Math.min(BATCH, rows - i * BATCH), DIM));
-  const { table: directTable } = await insertBoth(server, direct, name, batches);
+  const { table: directTable } = await insertAll(sides, name, batches);
   const hnswBuild = await timed(async () => {
     const { transaction_id } = await post(`${server.url}/v1/table/${name}/create_index`, { column: 'vector', index_type: 'HNSW', name: 'graph', m: 16, ef_construction: 200 });
     return settle(server.url, transaction_id);
@@ -136,8 +172,8 @@ async function hnsw(server: BenchServer, direct: Direct) {
   const graphResults: number[][] = [];
   const graphTime = await timed(async () => {
     for (const q of queries) {
-      const res = await postJson(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10, ef: 100, columns: { column_names: ['id'] } });
-      graphResults.push(ids(arrow.tableFromIPC(new Uint8Array(await res.arrayBuffer()))));
+      const res = await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10, ef: 100, columns: { column_names: ['id'] } });
+      graphResults.push(ids(arrow.tableFromIPC(res)));
     }
   });
   const sqResults: number[][] = [];
@@ -165,23 +201,26 @@ async function hnsw(server: BenchServer, direct: Direct) {
   ]);
 }
 
-async function growth(server: BenchServer, direct: Direct) {
+async function growth(sides: Sides) {
   const rows: Array<Record<string, string | number>> = [];
   for (const size of [10_000, 100_000, 1_000_000]) {
-    const { api, lance, table } = await insertBoth(server, direct, `growth_${size}`, batchesOf(size));
+    const { time, table } = await insertAll(sides, `growth_${size}`, batchesOf(size));
     table.close();
-    rows.push(...insertRows(size, api, lance));
+    rows.push(...insertRows(size, time));
   }
   report(`Insert growth: ${DIM}-d vectors in batches of ${BATCH}, time per row by table size`, rows);
 }
 
 async function main(): Promise<void> {
   const server = await startServer();
+  const bare = await startBare();
   const direct = await lancedb.connect(mkdtempSync(join(tmpdir(), 'lance-direct-')));
+  const client = await lancedb.connectNamespace('rest', { uri: server.url });
+  const sides: Sides = { server, direct, client, bare: bare.url };
   try {
-    if (GROWTH) return await growth(server, direct);
-    const { api, lance, table } = await insertBoth(server, direct, 'bench', batchesOf(ROWS));
-    report(`Insert ${ROWS} rows of ${DIM}-d vectors in batches of ${BATCH}`, insertRows(ROWS, api, lance));
+    if (GROWTH) return await growth(sides);
+    const { time, table } = await insertAll(sides, 'bench', batchesOf(ROWS));
+    report(`Insert ${ROWS} rows of ${DIM}-d vectors in batches of ${BATCH}`, insertRows(ROWS, time));
     await countBoth(server, table, 'bench');
     await queryBoth(server, table, 'bench', 'no index');
     if (IVF) {
@@ -189,9 +228,12 @@ async function main(): Promise<void> {
       await queryBoth(server, table, 'bench', 'IVF_PQ index (16 partitions)');
     }
     table.close();
-    if (HNSW_ROWS > 0) await hnsw(server, direct);
+    if (HNSW_ROWS > 0) await hnsw(sides);
   } finally {
     direct.close();
+    client.close();
+    bare.stop();
+    closeClient();
     await server.stop();
   }
 }
