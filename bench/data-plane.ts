@@ -98,9 +98,16 @@ function insertRows(rows: number, time: { api: number; lance: number; client: nu
   ];
 }
 
+/** A few untimed calls on each side first: the first ones load metadata and indexes into caches. */
+const WARM_UP = 5;
+
 async function countBoth(server: BenchServer, table: lancedb.Table, name: string) {
   let api = 0;
   let lance = 0;
+  for (let i = 0; i < WARM_UP; i++) {
+    await postForBytes(`${server.url}/v1/table/${name}/count_rows`, { predicate: `id > ${i}` });
+    await table.countRows(`id > ${i}`);
+  }
   for (let i = 0; i < COUNTS; i++) {
     const predicate = `id > ${(i * 7919) % ROWS}`;
     let viaApi = 0;
@@ -121,6 +128,10 @@ const queryVectors = (n: number) => Array.from({ length: n }, (_, i) => Array.fr
 async function queryBoth(server: BenchServer, table: lancedb.Table, name: string, what: string) {
   let api = 0;
   let lance = 0;
+  for (const q of queryVectors(WARM_UP)) {
+    await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 });
+    await table.search(q).limit(10).toArrow();
+  }
   for (const q of queryVectors(QUERIES)) {
     let viaApi!: arrow.Table;
     let viaLance!: arrow.Table;
