@@ -31,8 +31,8 @@ export class ManifestFinaliser {
       }
       return { manifestSize: size, created: false };
     }
-    await fsync(final);
-    await fsync(dirname(final));
+    // The file's content and its name in the directory, both durable before the version is recorded.
+    await Promise.all([fsync(final), fsync(dirname(final))]);
     return { manifestSize: size, created: true };
   }
 
