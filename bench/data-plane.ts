@@ -100,8 +100,8 @@ function insertRows(rows: number, time: { api: number; lance: number; client: nu
   ];
 }
 
-/** A few untimed calls on each side first: the first ones load metadata and indexes into caches. */
-const WARM_UP = 5;
+/** Untimed calls on each side first: the first ones load metadata and indexes into caches, and the server's JavaScript gets compiled. */
+const WARM_UP = 20;
 
 async function countBoth(server: BenchServer, table: lancedb.Table, name: string) {
   let api = 0;
