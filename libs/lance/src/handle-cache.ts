@@ -31,10 +31,6 @@ export class HandleCache<H extends { close(): void }> {
 
   constructor(private readonly capacity: number) {}
 
-  get size(): number {
-    return this.slots.size;
-  }
-
   async use<T>(key: string, open: () => Promise<H>, work: (slot: Slot<H>, handle: H) => Promise<T>): Promise<T> {
     const slot = this.acquire(key, open);
     try {
