@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { ChildProcess, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,6 +10,8 @@ const ROOT = resolve(__dirname, '../..');
 export interface BenchServer {
   url: string;
   dataDir: string;
+  /** The server's process id, for attaching a profiler (perf record -p). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -41,6 +44,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   return {
     url,
     dataDir,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((done) => {
         child.once('exit', () => done());
@@ -80,11 +84,48 @@ export async function post(url: string, body: unknown): Promise<any> {
   return JSON.parse(text);
 }
 
+/**
+ * The HTTP client of the data-plane requests: node:http with keep-alive by default. `fetch`
+ * (BENCH_CLIENT=fetch) spends about as much CPU sending a 2.6 MB body as Lance spends writing it,
+ * on the same two cores as the server, which would be measured as the server's cost.
+ */
+const CLIENT = process.env.BENCH_CLIENT ?? 'http';
+const agent = new Agent({ keepAlive: true });
+
+export async function send(url: string, contentType: string, body: Uint8Array): Promise<{ status: number; body: Buffer }> {
+  if (CLIENT === 'fetch') {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+    return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+  }
+  return new Promise((ok, fail) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': contentType, 'content-length': body.byteLength } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => ok({ status: res.statusCode!, body: Buffer.concat(chunks) }));
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
 export async function postArrow(url: string, table: arrow.Table): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/vnd.apache.arrow.stream' }, body: Buffer.from(arrow.tableToIPC(table, 'stream')) });
-  const text = await res.text();
+  const res = await send(url, 'application/vnd.apache.arrow.stream', arrow.tableToIPC(table, 'stream'));
+  const text = res.body.toString();
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text}`);
   return JSON.parse(text);
+}
+
+/** A JSON request whose answer is returned as bytes (QueryTable answers Arrow, CountTableRows a bare number). */
+export async function postForBytes(url: string, body: unknown): Promise<Buffer> {
+  const res = await send(url, 'application/json', Buffer.from(JSON.stringify(body)));
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.body.toString()}`);
+  return res.body;
+}
+
+/** Lets the process exit: the keep-alive agent holds its sockets open otherwise. */
+export function closeClient(): void {
+  agent.destroy();
 }
 
 export async function settle(url: string, transactionId: string): Promise<any> {

@@ -13,7 +13,7 @@ export class AnalysisService {
 
   async analyze(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<string> {
     const table = await this.data.table(ctx, req.id, req.version);
-    await this.data.open(ctx, table, req.version).then((t) => t.close());
+    await this.data.use(ctx, table, 'read', async () => undefined, req.version);
     await this.analyzer.ping().catch(() => {
       throw new CatalogError(ErrorCode.ServiceUnavailable, 'the analysis queue is unavailable; retry later');
     });

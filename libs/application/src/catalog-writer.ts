@@ -30,11 +30,19 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   attempts: number;
+  /**
+   * Undoes the side effects earlier attempts prepared. They are kept while the command is decided
+   * again after a revision conflict (preparing them again is idempotent), because another client
+   * may already have seen them: a finalised manifest that vanished and came back would make a
+   * concurrent Lance commit fail reading it. They are undone only when the command fails for good.
+   */
+  undo?: () => Promise<void>;
 }
 
 interface Accepted {
   item: Pending;
   decision: Decision<unknown>;
+  /** What preparing it gave, this attempt: files to record with the events. */
   prepared?: Prepared;
 }
 
@@ -116,11 +124,11 @@ export class CatalogWriter {
       try {
         decision = item.decide(draft, item.metadata);
       } catch (e) {
-        item.reject(e);
+        void fail(item, e);
         continue;
       }
       if (decision.events.length === 0) {
-        settle(item, () => decision.result(undefined));
+        void undoOf(item).then(() => settle(item, () => decision.result(undefined)));
         continue;
       }
       for (const event of decision.events) evolve(draft, { event, metadata: item.metadata, revision: -1 });
@@ -131,17 +139,20 @@ export class CatalogWriter {
     // Side effects (manifest finalisation) run side by side: their fsyncs overlap.
     const prepared = await Promise.allSettled(accepted.map((a) => (a.decision.prepare ? a.decision.prepare() : Promise.resolve(undefined))));
     prepared.forEach((p, i) => {
-      if (p.status === 'fulfilled') accepted[i].prepared = p.value;
+      if (p.status !== 'fulfilled' || !p.value) return;
+      accepted[i].prepared = p.value;
+      accepted[i].item.undo = chain(accepted[i].item.undo, p.value.undo);
     });
     const failed = prepared.findIndex((p) => p.status === 'rejected');
     if (failed >= 0) {
-      // Later commands may have been decided on top of the failed one: undo, refuse it, decide the rest again.
-      await undoAll(accepted);
+      // Later commands may have been decided on top of the failed one: refuse it, decide the rest again.
       const retry: Pending[] = [];
-      accepted.forEach((a, i) => {
-        if (prepared[i].status === 'rejected') a.item.reject(toCatalogError((prepared[i] as PromiseRejectedResult).reason));
-        else retry.push(a.item);
-      });
+      await Promise.all(
+        accepted.map(async (a, i) => {
+          if (prepared[i].status === 'rejected') await fail(a.item, toCatalogError((prepared[i] as PromiseRejectedResult).reason));
+          else retry.push(a.item);
+        }),
+      );
       return retry;
     }
 
@@ -151,18 +162,17 @@ export class CatalogWriter {
     try {
       appended = await this.store.append(projection.streamId, records, expected === -1 ? 'no_stream' : expected, files.length ? { files } : undefined);
     } catch (e) {
-      await undoAll(accepted);
       if (e instanceof WrongExpectedRevisionError) {
         // Another process wrote first: catch up and decide again, a bounded number of times.
         const retry: Pending[] = [];
         for (const a of accepted) {
           if (++a.item.attempts < MAX_ATTEMPTS) retry.push(a.item);
-          else a.item.reject(new CatalogError(ErrorCode.ConcurrentModification, 'too many concurrent writers; retry the request'));
+          else await fail(a.item, new CatalogError(ErrorCode.ConcurrentModification, 'too many concurrent writers; retry the request'));
         }
         if (retry.length) await pause(Math.min(...retry.map((r) => r.attempts)));
         return retry;
       }
-      for (const a of accepted) a.item.reject(toCatalogError(e));
+      await Promise.all(accepted.map((a) => fail(a.item, toCatalogError(e))));
       return [];
     }
     let revision = appended.nextExpectedRevision - records.length + 1;
@@ -170,7 +180,10 @@ export class CatalogWriter {
     for (const a of accepted) for (const event of a.decision.events) envelopes.push({ event, metadata: a.item.metadata, revision: revision++ });
     // The events are durable; if folding them here fails, the next catch-up reads them back.
     await projection.applyAppended(envelopes).catch(() => undefined);
-    for (const a of accepted) settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
+    for (const a of accepted) {
+      a.item.undo = undefined;
+      settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
+    }
     return [];
   }
 }
@@ -183,9 +196,21 @@ function settle(item: Pending, answer: () => unknown): void {
   }
 }
 
-async function undoAll(accepted: Accepted[]): Promise<void> {
-  await Promise.all(accepted.map((a) => a.prepared?.undo().catch(() => undefined)));
-  for (const a of accepted) a.prepared = undefined;
+/** Runs and forgets the side effects a command prepared. */
+async function undoOf(item: Pending): Promise<void> {
+  const undo = item.undo;
+  item.undo = undefined;
+  await undo?.().catch(() => undefined);
+}
+
+/** The command fails for good: its side effects are undone before it is answered. */
+async function fail(item: Pending, error: unknown): Promise<void> {
+  await undoOf(item);
+  item.reject(error);
+}
+
+function chain(first: (() => Promise<void>) | undefined, then: () => Promise<void>): () => Promise<void> {
+  return first ? async () => (await then(), await first()) : then;
 }
 
 export async function unavailableAs503<T>(work: () => Promise<T>): Promise<T> {

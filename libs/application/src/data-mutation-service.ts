@@ -32,17 +32,15 @@ export class DataMutationService {
     columns: string[] = [],
   ): Promise<R & { transaction_id: string | undefined }> {
     const table = await this.data.table(ctx, id);
-    const dataset = await this.data.open(ctx, table);
-    let result: R;
-    try {
-      if (columns.length) requireColumns(await dataset.schema(), columns);
-      result = await change(dataset);
-    } catch (e) {
-      // Only data brought in can fail to fit the schema; the other changes fail on their own terms.
-      throw lanceInputError(e, `${operation} failed`, operation === 'MergeInsert');
-    } finally {
-      dataset.close();
-    }
+    const result = await this.data.use(ctx, table, 'write', async (dataset) => {
+      try {
+        if (columns.length) requireColumns(await dataset.schema(), columns);
+        return await change(dataset);
+      } catch (e) {
+        // Only data brought in can fail to fit the schema; the other changes fail on their own terms.
+        throw lanceInputError(e, `${operation} failed`, operation === 'MergeInsert');
+      }
+    });
     const transactionId = await this.data.recordDataChange(ctx, id, operation, result.version, rows?.(result));
     return { ...result, transaction_id: transactionId };
   }
@@ -129,8 +127,7 @@ export class DataMutationService {
 
   async stats(ctx: RequestContext, id: ObjectId) {
     const table = await this.data.table(ctx, id);
-    const dataset = await this.data.open(ctx, table);
-    try {
+    return this.data.use(ctx, table, 'read', async (dataset) => {
       const s = await dataset.stats();
       const l = s.fragmentStats.lengths;
       return {
@@ -143,11 +140,8 @@ export class DataMutationService {
           lengths: { min: l.min, max: l.max, mean: l.mean, p25: l.p25, p50: l.p50, p75: l.p75, p99: l.p99 },
         },
       };
-    } finally {
-      dataset.close();
-    }
+    });
   }
-
 }
 
 function requireColumns(schema: { fields: Array<{ name: string }> }, paths: string[]): void {

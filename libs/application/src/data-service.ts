@@ -35,7 +35,11 @@ export class DataService {
   private readonly hnsw = new HnswSearch();
 
   async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
-    const table = requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id);
+    return this.checked(requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id), version);
+  }
+
+  /** Refuses a version the table does not have. */
+  private async checked(table: TableState, version?: number): Promise<TableState> {
     if (version !== undefined) {
       if (table.managedVersioning) requireVersion(table, version);
       else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === version)) {
@@ -50,11 +54,48 @@ export class DataService {
     return (await listManifestsOnDisk(table.location)).length === 0;
   }
 
-  /** Opens a table for reading (at a version) or writing; refuses a table that has no data yet. */
+  /**
+   * Opens a table for reading (at a version) or writing; refuses a table that has no data yet. The
+   * caller owns the handle and closes it: for long work (index builds) and pinned versions.
+   */
   async open(ctx: RequestContext, table: TableState, version?: number): Promise<LanceTable> {
+    await this.refuseOnlyDeclared(table);
+    return this.openFresh(ctx, table, version);
+  }
+
+  /**
+   * Runs `work` on the table. The latest version of a managed table is served from this process's
+   * cached handle, made current with the catalog first (see LanceTables.withLatest); `write` work on
+   * it is serialised per table. Anything else gets a handle opened for this call.
+   */
+  async use<T>(ctx: RequestContext, table: TableState, access: 'read' | 'write', work: (t: LanceTable) => Promise<T>, version?: number): Promise<T> {
+    await this.refuseOnlyDeclared(table);
+    if (table.managedVersioning && version === undefined) {
+      let opened = false;
+      return this.lance
+        .withLatest(ctx.database, table, access, (t) => {
+          opened = true;
+          return work(t);
+        })
+        .catch((e) => {
+          throw opened ? e : lanceInputError(e, 'opening the table failed');
+        });
+    }
+    const dataset = await this.openFresh(ctx, table, version);
+    try {
+      return await work(dataset);
+    } finally {
+      dataset.close();
+    }
+  }
+
+  private async refuseOnlyDeclared(table: TableState): Promise<void> {
     if (await this.isOnlyDeclared(table)) {
       throw new CatalogError(ErrorCode.InvalidTableState, 'the table is declared but holds no data yet; insert data first');
     }
+  }
+
+  private async openFresh(ctx: RequestContext, table: TableState, version?: number): Promise<LanceTable> {
     try {
       return table.managedVersioning
         ? await this.lance.open(ctx.database, [...table.id], { version })
@@ -70,15 +111,13 @@ export class DataService {
     if (await this.isOnlyDeclared(table)) {
       version = await this.writeFresh(ctx, table, req.data, 'create');
     } else {
-      const dataset = await this.open(ctx, table);
-      try {
-        await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' });
-        version = await dataset.version();
-      } catch (e) {
-        throw lanceInputError(e, 'inserting failed', true);
-      } finally {
-        dataset.close();
-      }
+      version = await this.use(ctx, table, 'write', async (dataset) => {
+        try {
+          return (await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' })).version;
+        } catch (e) {
+          throw lanceInputError(e, 'inserting failed', true);
+        }
+      });
     }
     const transactionId = await this.recordDataChange(ctx, req.id, req.mode === 'Overwrite' ? 'Overwrite' : 'Insert', version, req.data.numRows);
     return { transaction_id: transactionId, num_inserted_rows: req.data.numRows, version };
@@ -99,63 +138,56 @@ export class DataService {
   async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string }): Promise<number> {
     const table = await this.table(ctx, req.id, req.version);
     if (await this.isOnlyDeclared(table)) return 0;
-    const dataset = await this.open(ctx, table, req.version);
-    try {
-      return await dataset.countRows(req.predicate);
-    } catch (e) {
-      throw lanceInputError(e, 'counting failed');
-    } finally {
-      dataset.close();
-    }
+    return this.use(
+      ctx,
+      table,
+      'read',
+      (dataset) =>
+        dataset.countRows(req.predicate).catch((e) => {
+          throw lanceInputError(e, 'counting failed');
+        }),
+      req.version,
+    );
   }
 
   /** QueryTable: the matching rows as an Arrow table (through a ready HNSW index when one fits). */
   async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<arrow.Table> {
-    const hnsw = await this.hnswFor(ctx, req);
-    if (hnsw) return (await this.withTable(ctx, req, (t) => this.hnsw.query(t, hnsw.table, hnsw.index, req))).rows;
-    return this.withQuery(ctx, req, async (q) => (await q.toArrow()) as unknown as arrow.Table);
+    const { table, hnsw } = await this.target(ctx, req);
+    if (hnsw) return (await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).rows;
+    return this.read(ctx, table, req.version, async (t) => (await buildLanceQuery(t, req).toArrow()) as unknown as arrow.Table);
   }
 
   async explainQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }, verbose: boolean): Promise<string> {
-    const hnsw = await this.hnswFor(ctx, req);
-    if (hnsw) return this.hnsw.explain(hnsw.table, hnsw.index, req);
-    return this.withQuery(ctx, req, (q) => q.explainPlan(verbose));
+    const { table, hnsw } = await this.target(ctx, req);
+    if (hnsw) return this.hnsw.explain(table, hnsw, req);
+    return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).explainPlan(verbose));
   }
 
   /** Runs the query and reports what it did; called on a worker. */
   async analyzeQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<string> {
-    const hnsw = await this.hnswFor(ctx, req);
-    if (hnsw) return (await this.withTable(ctx, req, (t) => this.hnsw.query(t, hnsw.table, hnsw.index, req))).plan;
-    return this.withQuery(ctx, req, (q) => q.analyzePlan());
+    const { table, hnsw } = await this.target(ctx, req);
+    if (hnsw) return (await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).plan;
+    return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).analyzePlan());
   }
 
-  /** The HNSW index that serves a query on the latest version, if any. */
-  private async hnswFor(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }) {
-    if (req.version !== undefined) return undefined;
+  /** The table a query reads, from one caught-up catalog state, and the HNSW index that serves it on the latest version, if any. */
+  private async target(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }) {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    const table = await this.table(ctx, req.id);
-    const index = this.hnsw.indexFor(view, table, req);
-    return index ? { table, index } : undefined;
+    const table = await this.checked(requireTable(view, req.id), req.version);
+    return { table, hnsw: req.version === undefined ? this.hnsw.indexFor(view, table, req) : undefined };
   }
 
-  private async withTable<T>(ctx: RequestContext, req: { id: ObjectId; version?: number }, work: (t: LanceTable) => Promise<T>): Promise<T> {
-    const table = await this.table(ctx, req.id, req.version);
-    const dataset = await this.open(ctx, table, req.version);
-    try {
-      return await work(dataset);
-    } catch (e) {
-      throw lanceInputError(e, 'the query failed');
-    } finally {
-      dataset.close();
-    }
-  }
-
-  private withQuery<T>(
-    ctx: RequestContext,
-    req: TableQuery & { id: ObjectId; version?: number },
-    run: (q: ReturnType<typeof buildLanceQuery>) => Promise<T>,
-  ): Promise<T> {
-    return this.withTable(ctx, req, (t) => run(buildLanceQuery(t, req)));
+  private read<T>(ctx: RequestContext, table: TableState, version: number | undefined, work: (t: LanceTable) => Promise<T>): Promise<T> {
+    return this.use(
+      ctx,
+      table,
+      'read',
+      (dataset) =>
+        work(dataset).catch((e) => {
+          throw lanceInputError(e, 'the query failed');
+        }),
+      version,
+    );
   }
 
   /** Records a server-side write as an event; answers its transaction id. */

@@ -50,15 +50,12 @@ export class IndexService {
   ) {
     checkIndexParams(req.indexType, req.params);
     const table = await this.data.table(ctx, req.id);
-    const dataset = await this.data.open(ctx, table);
-    try {
+    await this.data.use(ctx, table, 'read', async (dataset) => {
       checkIndexColumn(req.indexType, await dataset.schema(), req.column);
       if (req.name && (await dataset.listIndices()).some((i) => i.name === req.name)) {
         throw new CatalogError(ErrorCode.TableIndexAlreadyExists, `index '${req.name}' already exists`);
       }
-    } finally {
-      dataset.close();
-    }
+    });
     await this.queue.ping().catch(() => {
       throw new CatalogError(ErrorCode.ServiceUnavailable, 'the build queue is unavailable; retry later');
     });
@@ -98,20 +95,15 @@ export class IndexService {
       });
     }
     if (!(await this.data.isOnlyDeclared(table))) {
-      const dataset = await this.data.open(ctx, table, req.version);
-      try {
-        for (const built of await dataset.listIndices()) {
-          const known = listed.get(built.name);
-          listed.set(built.name, {
-            index_name: built.name,
-            index_uuid: known?.index_uuid ?? nameUuid(table.uuid, built.name),
-            columns: built.columns,
-            status: known?.status === 'canceled' ? 'canceled' : 'ready',
-            index_type: known?.index_type ?? built.indexType,
-          });
-        }
-      } finally {
-        dataset.close();
+      for (const built of await this.data.use(ctx, table, 'read', (dataset) => dataset.listIndices(), req.version)) {
+        const known = listed.get(built.name);
+        listed.set(built.name, {
+          index_name: built.name,
+          index_uuid: known?.index_uuid ?? nameUuid(table.uuid, built.name),
+          columns: built.columns,
+          status: known?.status === 'canceled' ? 'canceled' : 'ready',
+          index_type: known?.index_type ?? built.indexType,
+        });
       }
     }
     const ordered = [...listed.values()]
@@ -123,8 +115,7 @@ export class IndexService {
 
   async describeIndexStats(ctx: RequestContext, id: ObjectId, name: string, version?: number) {
     const table = await this.data.table(ctx, id, version);
-    const dataset = await this.data.open(ctx, table, version);
-    try {
+    return this.data.use(ctx, table, 'read', async (dataset) => {
       const stats = await dataset.indexStats(name).catch((e) => {
         throw lanceInputError(e, 'reading index statistics failed');
       });
@@ -148,24 +139,22 @@ export class IndexService {
         num_unindexed_rows: stats.numUnindexedRows,
         num_indices: stats.numIndices ?? 1,
       };
-    } finally {
-      dataset.close();
-    }
+    }, version);
   }
 
   async dropTableIndex(ctx: RequestContext, id: ObjectId, name: string) {
     const table = await this.data.table(ctx, id);
     let built = false;
     if (!(await this.data.isOnlyDeclared(table))) {
-      const dataset = await this.data.open(ctx, table);
-      try {
-        built = (await dataset.listIndices()).some((i) => i.name === name);
-        if (built) await dataset.dropIndex(name);
-      } catch (e) {
-        throw lanceInputError(e, 'dropping the index failed');
-      } finally {
-        dataset.close();
-      }
+      built = await this.data.use(ctx, table, 'write', async (dataset) => {
+        try {
+          const found = (await dataset.listIndices()).some((i) => i.name === name);
+          if (found) await dataset.dropIndex(name);
+          return found;
+        } catch (e) {
+          throw lanceInputError(e, 'dropping the index failed');
+        }
+      });
     }
     if (!built && !table.indexes.has(name)) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
     if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(table.location, name);

@@ -8,6 +8,10 @@ import { CatalogError, ErrorCode } from '@app/catalog';
 export function lanceInputError(e: unknown, what: string, writing = false): unknown {
   if (e instanceof CatalogError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  // Lance gave up committing against concurrent writers (it retries compatible ones itself).
+  if (/commit conflict/i.test(message)) {
+    return new CatalogError(ErrorCode.ConcurrentModification, `${what}: another writer changed the table meanwhile; retry`, firstLine(message));
+  }
   if (writing && /schema|field .* not found|not found in (the )?schema|append with different|type mismatch|cannot cast|incompatible|nullab/i.test(message)) {
     return new CatalogError(ErrorCode.TableSchemaValidationError, `${what}: the data does not fit the table's schema`, firstLine(message));
   }

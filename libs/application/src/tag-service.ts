@@ -22,12 +22,8 @@ export class TagService {
 
   private async withTable<T>(ctx: RequestContext, id: ObjectId, work: (t: LanceTable) => Promise<T>): Promise<T> {
     const table = await this.data.table(ctx, id);
-    const dataset = await this.data.open(ctx, table);
-    try {
-      return await work(dataset);
-    } finally {
-      dataset.close();
-    }
+    // Tags live in `_refs/`, not in versions: changing one commits nothing, so reading access will do.
+    return this.data.use(ctx, table, 'read', work);
   }
 
   listTags(ctx: RequestContext, id: ObjectId, page: PageRequest) {

@@ -61,6 +61,7 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
           selfUrl: () => c.selfUrl ?? c.catalogUrl,
           // Its calls are authenticated as the service; the caller's own rights were checked first.
           headers: { 'x-api-key': c.auth.serviceKey },
+          cachedTables: c.tableCacheSize,
         }),
     },
     {

@@ -9,3 +9,4 @@ export * from './arrow-ipc';
 export * from './lance-query';
 export * from './index-config';
 export * from './hnsw-index';
+export * from './handle-cache';

@@ -1,8 +1,16 @@
 import * as lancedb from '@lancedb/lancedb';
 import type { Data } from '@lancedb/lancedb';
 import { basename, dirname } from 'node:path';
+import { HandleCache } from './handle-cache';
 import { JsonArrowSchema, toJsonArrowSchema } from './json-arrow-schema';
 import { manifestStats } from './manifest-stats';
+
+/** What the catalog says about a managed table: which one it is and its latest version. */
+export interface ManagedTableRef {
+  id: readonly string[];
+  uuid: string;
+  latestVersion?: number;
+}
 
 export interface TableDetails {
   version: number;
@@ -18,8 +26,56 @@ export interface TableDetails {
  */
 export class LanceTables {
   private readonly connections = new Map<string, Promise<lancedb.Connection>>();
+  private readonly handles: HandleCache<lancedb.Table>;
 
-  constructor(private readonly options: { selfUrl: () => string; headers?: Record<string, string> }) {}
+  constructor(private readonly options: { selfUrl: () => string; headers?: Record<string, string>; cachedTables?: number }) {
+    this.handles = new HandleCache(options.cachedTables ?? 256);
+  }
+
+  /**
+   * Runs `work` on this process's open handle of a managed table's latest version, so a request
+   * does not re-open the table through the catalog (describe and version/list round trips).
+   *
+   * The handle is keyed by the table's uuid and id: a re-created table (new uuid) or a renamed one
+   * (its handle names the table by id in every catalog call) never reuses an old handle. Before use
+   * it is made current with the version the caller's caught-up catalog state names (`checkoutLatest`,
+   * one version/list, only when they differ), so a read reflects every version acknowledged before
+   * the request arrived, whoever committed it. Comparing numbers is enough: a version's manifest is
+   * finalised put-if-not-exists and never replaced, so version N on the handle is version N in the
+   * catalog. Writes and refreshes are serialised per handle: a refresh can then never move a handle
+   * back behind a write that committed meanwhile, and each write starts from the latest version
+   * (Lance still resolves a commit that loses a race through version/create's 409, as for any client).
+   * A write that fails drops the handle, so whatever state Lance left it in is not reused.
+   */
+  async withLatest<T>(database: string, table: ManagedTableRef, access: 'read' | 'write', work: (t: lancedb.Table) => Promise<T>): Promise<T> {
+    const key = [database, table.uuid, ...table.id].join('\u0000');
+    return this.handles.use(key, () => this.open(database, [...table.id]), async (slot, handle) => {
+      // Only ever called inside slot.exclusive, like every change to the handle or to slot.version.
+      const current = async () => {
+        let version = slot.version ?? (await handle.version());
+        if (version !== table.latestVersion) {
+          await handle.checkoutLatest();
+          version = await handle.version();
+        }
+        slot.version = version;
+      };
+      try {
+        if (access === 'write') {
+          return await slot.exclusive(async () => {
+            await current();
+            const result = await work(handle);
+            slot.version = await handle.version();
+            return result;
+          });
+        }
+        if (slot.version !== table.latestVersion) await slot.exclusive(current);
+      } catch (e) {
+        this.handles.discard(slot);
+        throw e;
+      }
+      return work(handle);
+    });
+  }
 
   async open(database: string, id: string[], opts: { version?: number } = {}): Promise<lancedb.Table> {
     const db = await this.connection(database);
@@ -77,6 +133,7 @@ export class LanceTables {
   }
 
   async close(): Promise<void> {
+    this.handles.close();
     for (const pending of this.connections.values()) (await pending.catch(() => undefined))?.close();
     this.connections.clear();
   }

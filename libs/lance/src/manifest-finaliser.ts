@@ -58,9 +58,9 @@ export class ManifestFinaliser {
     await unlink(this.local(finalStorePath)).catch(() => undefined);
   }
 
+  /** The file's content and its name in the directory, both durable before the version is recorded. */
   private async sync(final: string): Promise<void> {
-    await syncPath(final, true);
-    await this.dirs.sync(dirname(final));
+    await Promise.all([syncPath(final, true), this.dirs.sync(dirname(final))]);
   }
 
   private local(storePath: string): string {

@@ -104,7 +104,9 @@ export class DataController {
       id: requireTableId(r.objectId(ID, body)),
       version: version ?? undefined,
     });
-    return Buffer.from(toArrowFile(table));
+    const file = toArrowFile(table);
+    // A view of the encoded bytes, not a copy.
+    return Buffer.from(file.buffer, file.byteOffset, file.byteLength);
   }
 }
 
