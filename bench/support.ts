@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -15,38 +15,38 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Starts the compiled server (API and worker in one process) on a free port in a fresh data dir. */
+/**
+ * Starts the compiled server (API and worker in one process) on a free port in a fresh data dir.
+ * Its log goes to a file in that dir, as a deployment's would: read back through a pipe, every
+ * request's line would cost this process (which also runs the load generator) CPU.
+ */
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lance-bench-'));
+  const logFile = join(dataDir, 'server.log');
+  const log = openSync(logFile, 'a');
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/apps/api/src/standalone.js')], {
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-${Date.now()}`, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', log, log],
   });
-  let output = '';
-  const url = await new Promise<string>((ok, fail) => {
-    const onData = (d: Buffer) => {
-      output += d;
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (m) {
-        // From here on the request logs are drained and dropped, not kept in memory.
-        for (const stream of [child.stdout!, child.stderr!]) {
-          stream.removeListener('data', onData);
-          stream.resume();
-        }
-        ok(m[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => fail(new Error(`server exited ${code}: ${output}`)));
-  });
+  closeSync(log);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  let url: string | undefined;
+  for (let waited = 0; !url; waited += 50) {
+    const output = readFileSync(logFile, 'utf8');
+    url = /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1];
+    if (url) break;
+    if (exited !== undefined || waited > 120_000) throw new Error(`server ${exited === undefined ? 'did not start' : `exited ${exited}`}: ${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     url,
     dataDir,
     pid: child.pid!,
     stop: () =>
       new Promise<void>((done) => {
+        if (exited !== undefined) return done();
         child.once('exit', () => done());
         child.kill('SIGTERM');
       }),

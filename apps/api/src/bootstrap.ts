@@ -29,6 +29,10 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     // child logger per request is a cost every request would pay for nothing.
     childLoggerFactory: <T>(parent: T) => parent,
     bodyLimit: config.bodyLimit,
+    // Closing comes after the drain below: what is still connected then is idle, or the server's
+    // own Lance client, whose pooled keep-alive connection to this server would otherwise hold the
+    // close open until the pool's idle timeout.
+    forceCloseConnections: true,
     // Ids are whole namespace paths: the default 100-character limit would turn long ids into 404s.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
     // A URL Fastify cannot decode never reaches Nest: answer it in the protocol's terms here.

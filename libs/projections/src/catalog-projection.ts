@@ -36,6 +36,7 @@ export class CatalogProjection {
   /** The revision the newest snapshot (written or read) covers. */
   private snapshotRevision = -1;
   private snapshotting?: Promise<void>;
+  private nextHead?: Promise<number>;
 
   constructor(
     private readonly store: EventStore,
@@ -52,9 +53,25 @@ export class CatalogProjection {
   /** Brings the state up to the stream's head as of now: a read after this sees every acknowledged write. */
   async catchUp(): Promise<void> {
     if (!this.restored) await this.serialised(() => this.restore());
-    const head = await this.store.streamRevision(this.streamId);
+    const head = await this.headAfterCallers();
     if (this.current.revision >= head) return;
     await this.serialised(() => this.readUpTo(head));
+  }
+
+  /**
+   * The stream's head, read once for every caller of this turn of the event loop, after all of
+   * them: each still sees every write acknowledged before it asked. Under load dozens of requests
+   * share one read, which on the embedded store is a locked SQLite read costing about 9 µs here.
+   */
+  private headAfterCallers(): Promise<number> {
+    this.nextHead ??= new Promise<number>((resolve, reject) =>
+      setImmediate(() => {
+        // Whoever asks from now on may have arrived after this read began: theirs is the next one.
+        this.nextHead = undefined;
+        this.store.streamRevision(this.streamId).then(resolve, reject);
+      }),
+    );
+    return this.nextHead;
   }
 
   /** Applies events this process has just appended, or catches up if others wrote in between. */

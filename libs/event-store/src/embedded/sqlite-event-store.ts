@@ -44,7 +44,7 @@ export class SqliteEventStore implements EventStore {
   constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file, { timeout: 10_000 });
-    this.db.pragma('journal_mode = WAL');
+    useWal(this.db);
     this.db.pragma('synchronous = FULL');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
@@ -219,6 +219,23 @@ export class SqliteEventStore implements EventStore {
         throw new EventStoreUnavailableError(`embedded event store: ${e.message}`, e);
       }
       throw e;
+    }
+  }
+}
+
+/**
+ * Switching a new file to WAL takes an exclusive lock without waiting on the busy timeout, so two
+ * processes opening a fresh store at once would see one fail with SQLITE_BUSY: retry for a while.
+ */
+function useWal(db: Database.Database): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 100) throw e;
+      Atomics.wait(pause, 0, 0, 20 + Math.random() * 30);
     }
   }
 }
