@@ -11,7 +11,7 @@ import { report, startServer, timed, vectorTable } from './support';
  */
 const TABLES = Number(process.env.BENCH_CLIENT_TABLES ?? 20);
 const APPENDS = Number(process.env.BENCH_CLIENT_APPENDS ?? 50);
-const ROWS = 100;
+const ROWS = Number(process.env.BENCH_CLIENT_ROWS ?? 100);
 const DIM = 16;
 
 async function workload(db: lancedb.Connection, namespace: string[], tables = TABLES, appends = APPENDS): Promise<number> {
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     const viaCatalog = await timed(() => workload(rest, ['bench']));
     if (viaDir.value !== viaCatalog.value) throw new Error(`row counts differ: ${viaDir.value} vs ${viaCatalog.value}`);
     const ops = TABLES * (APPENDS + 3);
-    report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends, then open, count, search`, [
+    report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends of ${ROWS} rows, then open, count, search`, [
       { path: "lancedb's own dir namespace (baseline)", ms: viaDir.ms.toFixed(0), 'ops/s': Math.round(ops / (viaDir.ms / 1000)), ratio: '1.00' },
       { path: 'this catalog, managed versioning', ms: viaCatalog.ms.toFixed(0), 'ops/s': Math.round(ops / (viaCatalog.ms / 1000)), ratio: (viaCatalog.ms / viaDir.ms).toFixed(2) },
     ]);

@@ -111,7 +111,8 @@ export class CatalogWriter {
   private async commitGroup(database: string, group: Pending[]): Promise<Pending[]> {
     let projection;
     try {
-      projection = await unavailableAs503(() => this.projections.current(database));
+      // The group was taken after the event loop read what arrived: its head read can be its own.
+      projection = await unavailableAs503(() => this.projections.currentNow(database));
     } catch (e) {
       for (const item of group) item.reject(e);
       return [];

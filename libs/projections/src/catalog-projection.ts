@@ -52,8 +52,17 @@ export class CatalogProjection {
 
   /** Brings the state up to the stream's head as of now: a read after this sees every acknowledged write. */
   async catchUp(): Promise<void> {
+    await this.catchUpTo(this.headAfterCallers());
+  }
+
+  /** The same with a read of the head of its own, now: for a caller that already waited for others. */
+  async catchUpNow(): Promise<void> {
+    await this.catchUpTo(this.store.streamRevision(this.streamId));
+  }
+
+  private async catchUpTo(headRead: Promise<number>): Promise<void> {
     if (!this.restored) await this.serialised(() => this.restore());
-    const head = await this.headAfterCallers();
+    const head = await headRead;
     if (this.current.revision >= head) return;
     await this.serialised(() => this.readUpTo(head));
   }

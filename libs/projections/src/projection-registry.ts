@@ -27,6 +27,13 @@ export class ProjectionRegistry {
     return projection;
   }
 
+  /** The same, reading the head right now rather than with the other callers of this turn. */
+  async currentNow(database: string): Promise<CatalogProjection> {
+    const projection = this.get(database);
+    await projection.catchUpNow();
+    return projection;
+  }
+
   databases(): string[] {
     return [...this.projections.keys()];
   }
