@@ -27,21 +27,23 @@ const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 function chart(table: Table): string | undefined {
   const measure = measureOf(table.rows);
   if (!measure) return undefined;
-  const label = Object.keys(table.rows[0])[0];
+  const [first] = Object.keys(table.rows[0]);
+  // Growth tables repeat each size once per path: name both.
+  const labelOf = (r: Table['rows'][number]) => (first !== 'path' && 'path' in r ? `${r[first]}: ${r.path}` : String(r[first]));
   const values = table.rows.map((r) => parseFloat(String(r[measure])));
   if (values.some((v) => !Number.isFinite(v))) return undefined;
   const max = Math.max(...values);
   const barHeight = 22;
-  const left = 380;
-  const width = 760;
+  const left = 560;
+  const width = 960;
   const height = 40 + table.rows.length * (barHeight + 10);
   const bars = table.rows
     .map((r, i) => {
       const y = 30 + i * (barHeight + 10);
       const w = Math.max(1, ((width - left - 90) * values[i]) / max);
       return [
-        `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${escape(String(r[label]))}</text>`,
-        `<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${i === 0 || /baseline/.test(String(r[label])) ? '#9aa5b1' : '#2f6fb0'}"/>`,
+        `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${escape(labelOf(r))}</text>`,
+        `<rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" fill="${/baseline/.test(labelOf(r)) ? '#9aa5b1' : '#2f6fb0'}"/>`,
         `<text x="${(left + w + 6).toFixed(1)}" y="${y + 15}" font-size="12">${escape(String(r[measure]))}</text>`,
       ].join('');
     })
@@ -54,7 +56,7 @@ ${bars}
 `;
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60);
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 120);
 const seen = new Map<string, Table>();
 for (const t of tables) seen.set(t.title, t); // the latest run of each benchmark wins
 for (const t of seen.values()) {
