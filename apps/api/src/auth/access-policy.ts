@@ -82,7 +82,18 @@ const PREFIXES: [string, RouteAccess][] = [
   ['/admin/queues', 'admin-all'],
 ];
 
+/** Asked on every request with one of a few hundred route patterns: each is worked out once. */
+const known = new Map<string, RouteAccess | undefined>();
+
 export function accessOf(method: string, url: string): RouteAccess | undefined {
+  const key = `${method} ${url}`;
+  if (known.has(key)) return known.get(key);
+  const access = lookUp(method, url);
+  known.set(key, access);
+  return access;
+}
+
+function lookUp(method: string, url: string): RouteAccess | undefined {
   if (method === 'HEAD' || method === 'OPTIONS') method = 'GET';
   const exact = ROUTES[`${method} ${url.replace(/\/$/, '') || '/'}`];
   if (exact) return exact;
