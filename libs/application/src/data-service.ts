@@ -35,7 +35,11 @@ export class DataService {
   private readonly hnsw = new HnswSearch();
 
   async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
-    return this.checked(requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id), version);
+    return this.checked(requireTable(await this.view(ctx), id), version);
+  }
+
+  private async view(ctx: RequestContext) {
+    return (await unavailableAs503(() => this.projections.current(ctx.database))).state;
   }
 
   /** Refuses a version the table does not have. */
@@ -138,16 +142,7 @@ export class DataService {
   async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string }): Promise<number> {
     const table = await this.table(ctx, req.id, req.version);
     if (await this.isOnlyDeclared(table)) return 0;
-    return this.use(
-      ctx,
-      table,
-      'read',
-      (dataset) =>
-        dataset.countRows(req.predicate).catch((e) => {
-          throw lanceInputError(e, 'counting failed');
-        }),
-      req.version,
-    );
+    return this.read(ctx, table, req.version, (dataset) => dataset.countRows(req.predicate), 'counting failed');
   }
 
   /** QueryTable: the matching rows as an Arrow table (through a ready HNSW index when one fits). */
@@ -172,19 +167,19 @@ export class DataService {
 
   /** The table a query reads, from one caught-up catalog state, and the HNSW index that serves it on the latest version, if any. */
   private async target(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const view = await this.view(ctx);
     const table = await this.checked(requireTable(view, req.id), req.version);
     return { table, hnsw: req.version === undefined ? this.hnsw.indexFor(view, table, req) : undefined };
   }
 
-  private read<T>(ctx: RequestContext, table: TableState, version: number | undefined, work: (t: LanceTable) => Promise<T>): Promise<T> {
+  private read<T>(ctx: RequestContext, table: TableState, version: number | undefined, work: (t: LanceTable) => Promise<T>, failure = 'the query failed'): Promise<T> {
     return this.use(
       ctx,
       table,
       'read',
       (dataset) =>
         work(dataset).catch((e) => {
-          throw lanceInputError(e, 'the query failed');
+          throw lanceInputError(e, failure);
         }),
       version,
     );

@@ -41,10 +41,7 @@ export class ManifestJournal {
       for (;;) {
         const pending = await this.journal.pending(BATCH);
         if (pending.length === 0) return;
-        await syncFiles(
-          pending.map((f) => f.path),
-          this.dirs,
-        );
+        await syncFiles(pending.map((f) => f.path), this.dirs);
         await this.journal.release(pending.map((f) => f.id));
         if (pending.length < BATCH) return;
       }

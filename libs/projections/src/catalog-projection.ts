@@ -70,7 +70,7 @@ export class CatalogProjection {
   /**
    * The stream's head, read once for every caller of this turn of the event loop, after all of
    * them: each still sees every write acknowledged before it asked. Under load dozens of requests
-   * share one read, which on the embedded store is a locked SQLite read costing about 9 µs here.
+   * share one read, which on the embedded store takes a shared lock on SQLite's WAL index.
    */
   private headAfterCallers(): Promise<number> {
     this.nextHead ??= new Promise<number>((resolve, reject) =>
