@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
@@ -48,6 +48,23 @@ describe('version operations over HTTP', () => {
     const v1 = await commit('t_v1', 1, 'V1');
     expect(v1.body.version.manifest_path.endsWith('/_versions/1.manifest')).toBe(true);
     expect(existsSync(`${location}/_versions/18446744073709551612.manifest`)).toBe(true);
+  });
+
+  it('finalises a manifest as a hard link to its staging file and never replaces it', async () => {
+    const location = await declare('linked');
+    const staging = stage(location, 1, 'the staged bytes');
+    const body = { id: ['v', 'linked'], version: 1, manifest_path: staging, naming_scheme: 'V2' };
+    const res = await api.post(`${table('v', 'linked')}/version/create`, body);
+    expect(res.status).toBe(200);
+    const final = `/${res.body.version.manifest_path}`;
+    expect(final).toBe(`${location}/_versions/18446744073709551614.manifest`);
+    expect(readFileSync(final, 'utf8')).toBe('the staged bytes');
+    expect(statSync(final).ino).toBe(statSync(`/${staging}`).ino);
+    expect(res.body.version.manifest_size).toBe('the staged bytes'.length);
+
+    const retried = await api.post(`${table('v', 'linked')}/version/create`, body);
+    expect([retried.status, retried.body.code]).toEqual([409, 14]);
+    expect(readFileSync(final, 'utf8')).toBe('the staged bytes');
   });
 
   it('lists versions ascending, descending and by page; the body may be null', async () => {

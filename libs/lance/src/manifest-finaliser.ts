@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
@@ -16,6 +16,9 @@ export interface FinalisedManifest {
 /**
  * Managed versioning: the client writes a staging manifest, the catalog copies it to its final
  * `_versions/` name before the version is recorded, so a version record always has its manifest.
+ * The copy is a hard link where the file system allows one: the same put-if-not-exists, without
+ * creating and writing a second file (which cost more than the rest of a commit on ext4 under
+ * concurrent commits). Lance never rewrites a staging manifest, so the two names keep one content.
  *
  * How the copy becomes durable is the caller's choice: `synced` fsyncs the file and its directory
  * before returning; `journaled` leaves that to a journal that records the bytes in the same
@@ -40,7 +43,7 @@ export class ManifestFinaliser {
       throw invalidInput(`staging manifest '${stagingStorePath}' does not exist`, 'Write the staging manifest before creating the version.');
     }
     try {
-      writeFileSync(final, bytes, { flag: 'wx' });
+      copyOnce(staging, final, bytes);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       if (!bytes.equals(readFileSync(final))) {
@@ -69,5 +72,18 @@ export class ManifestFinaliser {
       throw invalidInput(`manifest path '${storePath}' is outside the warehouse`);
     }
     return path;
+  }
+}
+
+/** Errors for which the file system refuses hard links here; the manifest is then written out. */
+const NO_LINKS = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS']);
+
+/** Creates `final` with `bytes` (the staging file's content) unless it exists: EEXIST otherwise. */
+function copyOnce(staging: string, final: string, bytes: Buffer): void {
+  try {
+    linkSync(staging, final);
+  } catch (e) {
+    if (!NO_LINKS.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+    writeFileSync(final, bytes, { flag: 'wx' });
   }
 }
