@@ -7,43 +7,61 @@ import { report, startServer, timed, vectorTable } from './support';
 /**
  * The real client's workload through this catalog (managed versioning: every commit is a
  * `version/create`) against lancedb's own `dir` namespace on local files: create BENCH_CLIENT_TABLES
- * tables, BENCH_CLIENT_APPENDS appends to each, then open, count and search each table.
+ * tables, BENCH_CLIENT_APPENDS appends to each, then open, count and search each table. The two
+ * sides take turns table by table and each side's steps are timed apart.
  */
 const TABLES = Number(process.env.BENCH_CLIENT_TABLES ?? 20);
 const APPENDS = Number(process.env.BENCH_CLIENT_APPENDS ?? 50);
 const ROWS = Number(process.env.BENCH_CLIENT_ROWS ?? 100);
 const DIM = 16;
 
-async function workload(db: lancedb.Connection, namespace: string[], tables = TABLES, appends = APPENDS): Promise<number> {
+type Side = { db: lancedb.Connection; namespace: string[]; ms: number; rows: number };
+
+/** Times one step on one side, adding to that side's total. */
+async function step(side: Side, work: () => Promise<void>): Promise<void> {
+  side.ms += (await timed(work)).ms;
+}
+
+/**
+ * The workload on both sides, table by table in turn, so that load from elsewhere on the machine
+ * falls on both alike: create a table and append to it, then open, count and search it.
+ */
+async function workload(sides: Side[], tables = TABLES, appends = APPENDS): Promise<void> {
   for (let t = 0; t < tables; t++) {
-    const table = await db.createTable(`t${t}`, vectorTable(0, ROWS, DIM, t), namespace);
-    for (let a = 1; a <= appends; a++) await table.add(vectorTable(a * ROWS, ROWS, DIM, t));
-    table.close();
+    for (const side of sides) {
+      await step(side, async () => {
+        const table = await side.db.createTable(`t${t}`, vectorTable(0, ROWS, DIM, t), side.namespace);
+        for (let a = 1; a <= appends; a++) await table.add(vectorTable(a * ROWS, ROWS, DIM, t));
+        table.close();
+      });
+    }
   }
-  let rows = 0;
   for (let t = 0; t < tables; t++) {
-    const table = await db.openTable(`t${t}`, namespace);
-    rows += await table.countRows();
-    const hits = await table.search(Array.from({ length: DIM }, () => 0.5)).limit(10).toArray();
-    if (hits.length !== 10) throw new Error(`search on t${t} found ${hits.length} rows`);
-    table.close();
+    for (const side of sides) {
+      await step(side, async () => {
+        const table = await side.db.openTable(`t${t}`, side.namespace);
+        side.rows += await table.countRows();
+        const hits = await table.search(Array.from({ length: DIM }, () => 0.5)).limit(10).toArray();
+        if (hits.length !== 10) throw new Error(`search on t${t} found ${hits.length} rows`);
+        table.close();
+      });
+    }
   }
-  return rows;
 }
 
 async function main(): Promise<void> {
   const server = await startServer();
   try {
-    const dir = await lancedb.connectNamespace('dir', { root: mkdtempSync(join(tmpdir(), 'bench-dir-')) });
     const rest = await lancedb.connectNamespace('rest', { uri: server.url });
-    // Untimed: a small run on each side first, so neither is measured warming up.
-    await workload(await lancedb.connectNamespace('dir', { root: mkdtempSync(join(tmpdir(), 'bench-dir-')) }), [], 2, 10);
+    const dirSide = async (): Promise<Side> => ({ db: await lancedb.connectNamespace('dir', { root: mkdtempSync(join(tmpdir(), 'bench-dir-')) }), namespace: [], ms: 0, rows: 0 });
+    // Untimed: a smaller run on each side first, so neither is measured warming up.
     await rest.createNamespace(['warm']);
-    await workload(rest, ['warm'], 2, 10);
-    const viaDir = await timed(() => workload(dir, []));
+    await workload([await dirSide(), { db: rest, namespace: ['warm'], ms: 0, rows: 0 }], 4, 20);
     await rest.createNamespace(['bench']);
-    const viaCatalog = await timed(() => workload(rest, ['bench']));
-    if (viaDir.value !== viaCatalog.value) throw new Error(`row counts differ: ${viaDir.value} vs ${viaCatalog.value}`);
+    const viaDir = await dirSide();
+    const viaCatalog: Side = { db: rest, namespace: ['bench'], ms: 0, rows: 0 };
+    await workload([viaDir, viaCatalog]);
+    if (viaDir.rows !== viaCatalog.rows) throw new Error(`row counts differ: ${viaDir.rows} vs ${viaCatalog.rows}`);
     const ops = TABLES * (APPENDS + 3);
     report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends of ${ROWS} rows, then open, count, search`, [
       { path: "lancedb's own dir namespace (baseline)", ms: viaDir.ms.toFixed(0), 'ops/s': Math.round(ops / (viaDir.ms / 1000)), ratio: '1.00' },

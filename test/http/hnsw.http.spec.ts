@@ -62,4 +62,37 @@ describe('the standalone HNSW index (hnswlib-node)', () => {
     expect((await api.post('/v1/table/h/index/graph/drop', {})).status).toBe(200);
     expect((await api.post('/v1/table/h/index/list', {})).body.indexes).toEqual([]);
   });
+
+  it('keeps answering while a large graph builds: the build runs off the event loop', async () => {
+    // 20,000 rows of 64 dimensions: hnswlib needs seconds for this graph.
+    await api.send('POST', '/v1/table/big/create', arrowStream(sampleTable(0, 20_000, 64)), ARROW_STREAM);
+    const started = Date.now();
+    const res = await api.post('/v1/table/big/create_index', { column: 'vector', index_type: 'HNSW', name: 'graph', m: 16, ef_construction: 200 });
+    let slowest = 0;
+    let tx: any;
+    for (;;) {
+      const asked = Date.now();
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      slowest = Math.max(slowest, Date.now() - asked);
+      tx = (await api.post(`/v1/transaction/${res.body.transaction_id}/describe`, {})).body;
+      if (['Succeeded', 'Failed'].includes(tx.status)) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(tx).toMatchObject({ status: 'Succeeded', properties: { indexed_rows: '20000', attempt: '1' } });
+    expect(Date.now() - started).toBeGreaterThan(1000);
+    expect(slowest).toBeLessThan(500);
+    const hits = await fetch(`${server.url}/v1/table/big/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ vector: { single_vector: Array.from(sampleTable(777, 1, 64).getChild('vector')!.get(0) as Float32Array) }, k: 1, columns: { column_names: ['id'] } }),
+    });
+    expect(arrow.tableFromIPC(new Uint8Array(await hits.arrayBuffer())).getChild('id')!.get(0)).toBe(777);
+  }, 120_000);
+
+  it('refuses a graph over a column that holds no vectors, before queueing anything', async () => {
+    const res = await api.post('/v1/table/h/create_index', { column: 'id', index_type: 'HNSW', name: 'ids' });
+    expect([res.status, res.body.code]).toEqual([400, 13]);
+    expect(res.body.error).toContain("cannot be built on column 'id'");
+    expect((await api.post('/v1/table/h/index/list', {})).body.indexes).toEqual([]);
+  });
 });

@@ -70,12 +70,12 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     let detail: Record<string, string>;
     try {
       if (type === 'HNSW') {
-        const meta = await buildHnsw(table, build.table.location, build.index.name, build.index.columns[0], {
+        const built = await buildHnsw(table, build.table.location, build.index.name, build.index.columns[0], {
           distanceType: params.distance_type,
           m: params.m,
           efConstruction: params.ef_construction,
         });
-        detail = { table_version: String(meta.tableVersion), indexed_rows: String(meta.rowIds.length) };
+        detail = { table_version: String(built.tableVersion), indexed_rows: String(built.indexedRows) };
       } else {
         await table.createIndex(build.index.columns[0], { config: lanceIndexConfig(type, params), name: build.index.name, replace: false });
         detail = { table_version: String(await table.version()) };

@@ -1,8 +1,9 @@
 import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { HierarchicalNSW, SpaceName } from 'hnswlib-node';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { invalidInput } from '@app/catalog';
+import { buildGraphOffThread, packedRowIds, packedVectors } from './hnsw-graph-build';
 
 /** What is stored beside the graph: which rows it holds, at which table version. */
 export interface HnswMeta {
@@ -27,9 +28,17 @@ export function hnswFiles(location: string, name: string) {
   return { graph: `${location}/_hnsw/${name}.bin`, meta: `${location}/_hnsw/${name}.json` };
 }
 
+/** What a build made: the table version it indexed and how many rows it holds. */
+export interface HnswBuilt {
+  tableVersion: number;
+  indexedRows: number;
+}
+
 /**
  * The standalone HNSW index: a graph built with hnswlib-node from a table version's vectors,
- * kept beside the dataset. Rows written later are not in it; `search` covers them exactly.
+ * kept beside the dataset. Rows written later are not in it; `search` covers them exactly. The
+ * graph is built in a worker thread, so the process keeps answering (and renewing its job's lock)
+ * however long the build takes.
  */
 export async function buildHnsw(
   table: lancedb.Table,
@@ -37,32 +46,33 @@ export async function buildHnsw(
   name: string,
   column: string,
   options: { distanceType?: string; m?: number; efConstruction?: number },
-): Promise<HnswMeta> {
+): Promise<HnswBuilt> {
   const space = SPACES[(options.distanceType ?? 'l2').toLowerCase()];
   if (!space) throw invalidInput(`distance_type '${options.distanceType}' is not one of l2, cosine, dot`);
   const tableVersion = await table.version();
   const data = (await table.query().select([column]).withRowId().toArrow()) as unknown as arrow.Table;
   const vectors = data.getChild(column)!;
-  const ids = data.getChild('_rowid')!;
-  const dim = (data.schema.fields.find((f) => f.name === column)!.type as arrow.FixedSizeList).listSize;
-  const m = options.m ?? 16;
-  const efConstruction = options.efConstruction ?? 200;
-  const graph = new HierarchicalNSW(space, dim);
-  graph.initIndex(Math.max(1, data.numRows), m, efConstruction);
-  const rowIds: string[] = [];
-  for (let i = 0; i < data.numRows; i++) {
-    graph.addPoint(Array.from(vectors.get(i) as Iterable<number>), i);
-    rowIds.push(String(ids.get(i)));
+  const type = data.schema.fields.find((f) => f.name === column)!.type;
+  if (!(type instanceof arrow.FixedSizeList) || !(type.valueType instanceof arrow.Float)) {
+    throw invalidInput(`column '${column}' is not a fixed-size list of floats; HNSW indexes vectors`);
   }
-  const meta: HnswMeta = { column, space, dim, m, efConstruction, tableVersion, rowIds };
+  if (vectors.nullCount > 0) {
+    throw invalidInput(`column '${column}' has ${vectors.nullCount} rows without a vector; HNSW can index only rows that have one`);
+  }
+  const dim = type.listSize;
   const files = hnswFiles(location, name);
   await mkdir(`${location}/_hnsw`, { recursive: true });
   // Written under temporary names and renamed, so a reader never sees half an index.
-  await graph.writeIndex(`${files.graph}.tmp`);
-  await writeFile(`${files.meta}.tmp`, JSON.stringify(meta));
+  await buildGraphOffThread({
+    meta: { column, space, dim, m: options.m ?? 16, efConstruction: options.efConstruction ?? 200, tableVersion },
+    vectors: await packedVectors(vectors, dim),
+    rowIds: packedRowIds(data.getChild('_rowid')!),
+    graphFile: `${files.graph}.tmp`,
+    metaFile: `${files.meta}.tmp`,
+  });
   await rename(`${files.graph}.tmp`, files.graph);
   await rename(`${files.meta}.tmp`, files.meta);
-  return meta;
+  return { tableVersion, indexedRows: data.numRows };
 }
 
 interface Loaded {

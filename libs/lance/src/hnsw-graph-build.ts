@@ -1,0 +1,59 @@
+import * as arrow from 'apache-arrow';
+import type { SpaceName } from 'hnswlib-node';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+
+/** What the build thread needs: the vectors row after row, their row ids, and where to write. */
+export interface GraphBuild {
+  meta: { column: string; space: SpaceName; dim: number; m: number; efConstruction: number; tableVersion: number };
+  vectors: Float32Array;
+  rowIds: BigUint64Array;
+  graphFile: string;
+  metaFile: string;
+}
+
+/**
+ * Builds the graph and writes its two files in a worker thread; resolves once both are written.
+ * The vectors and row ids are moved to the thread, not copied.
+ */
+export function buildGraphOffThread(build: GraphBuild): Promise<void> {
+  return new Promise((done, fail) => {
+    const thread = new Worker(join(__dirname, 'hnsw-graph-thread.js'), {
+      workerData: build,
+      transferList: [build.vectors.buffer as ArrayBuffer, build.rowIds.buffer as ArrayBuffer],
+    });
+    let written = false;
+    thread.once('message', () => (written = true));
+    thread.once('error', fail);
+    thread.once('exit', (code) => (written ? done() : fail(new Error(`the HNSW build thread stopped (exit code ${code}) before writing the graph`))));
+  });
+}
+
+/**
+ * A FixedSizeList column of floats as one Float32Array, row after row; the event loop gets a turn
+ * between record batches. Float16 and other element types are converted value by value.
+ */
+export async function packedVectors(column: arrow.Vector, dim: number): Promise<Float32Array> {
+  const out = new Float32Array(column.length * dim);
+  let row = 0;
+  for (const chunk of column.data) {
+    // arrow-js slices a FixedSizeList's child with it: the child holds exactly this chunk's values.
+    const child = arrow.makeVector(chunk.children[0]);
+    out.set(child.type instanceof arrow.Float && child.type.precision !== arrow.Precision.HALF ? child.toArray() : Float32Array.from(child), row * dim);
+    row += chunk.length;
+    await nextTurn();
+  }
+  return out;
+}
+
+/** A UInt64 column (`_rowid`) as one BigUint64Array. */
+export function packedRowIds(column: arrow.Vector): BigUint64Array {
+  const out = new BigUint64Array(column.length);
+  let row = 0;
+  for (const chunk of column.data) {
+    out.set(arrow.makeVector(chunk).toArray() as BigUint64Array, row);
+    row += chunk.length;
+  }
+  return out;
+}
