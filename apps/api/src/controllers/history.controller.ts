@@ -1,7 +1,7 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import { requireTableId } from '@app/catalog';
 import { HistoryService, unavailableAs503 } from '@app/application';
-import { ProjectionRegistry, digestOf } from '@app/projections';
+import { ProjectionRegistry } from '@app/projections';
 import type { FastifyRequest } from 'fastify';
 import { RestRequests } from '../http/rest-request.factory';
 
@@ -21,7 +21,7 @@ export class HistoryController {
   async digest(@Req() req: FastifyRequest) {
     const ctx = this.rest.of(req).context();
     const projection = await unavailableAs503(() => this.projections.current(ctx.database));
-    return { database: ctx.database, revision: projection.state.revision, digest: digestOf(projection.state) };
+    return { database: ctx.database, ...(await projection.digest()) };
   }
 
   @Get('table/:id')
