@@ -29,19 +29,13 @@ export class HnswSearch {
     if (q.columns?.column_names?.length) take = take.select(q.columns.column_names);
     else if (q.columns?.column_aliases) take = take.select(q.columns.column_aliases);
     const fetched = (await take.toArrow()) as unknown as arrow.Table;
-    const position = new Map<string, number>();
-    const ids = fetched.getChild('_rowid')!;
-    for (let i = 0; i < fetched.numRows; i++) position.set(String(ids.get(i)), i);
-    const kept = page.filter((h) => position.has(String(h.rowId)));
-    let rows = kept.length
-      ? kept.map((h) => fetched.slice(position.get(String(h.rowId))!, position.get(String(h.rowId))! + 1)).reduce((a, b) => a.concat(b))
-      : fetched.slice(0, 0);
-    rows = rows.assign(new arrow.Table({ _distance: arrow.vectorFromArray(Float32Array.from(kept.map((h) => h.distance))) }));
+    const ordered = inPageOrder(fetched, page);
+    let rows = ordered.rows.assign(new arrow.Table({ _distance: arrow.vectorFromArray(Float32Array.from(ordered.kept, (h) => h.distance)) }));
     if (!q.with_row_id) rows = rows.select(rows.schema.fields.map((f) => f.name).filter((n) => n !== '_rowid'));
     const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
     const plan = [
       `HnswSearch: index=${index.name}, column=${loaded.meta.column}, space=${loaded.meta.space}, m=${loaded.meta.m}, ef=${Math.max(q.ef ?? 0, q.k + offset, 64)}`,
-      `  graph: ${loaded.meta.rowIds.length} rows as of version ${loaded.meta.tableVersion}, ${found.graphCandidates} candidates`,
+      `  graph: ${loaded.labels.length} rows as of version ${loaded.meta.tableVersion}, ${found.graphCandidates} candidates`,
       `  exact: ${found.exactRows} rows written since the build`,
       `  metrics=[output_rows=${rows.numRows}, elapsed=${elapsedMs.toFixed(3)}ms]`,
     ].join('\n');
@@ -55,4 +49,19 @@ export class HnswSearch {
       '  then an exact scan of the rows written since the build; results merged by distance',
     ].join('\n');
   }
+}
+
+/**
+ * The fetched rows in the order of the hits, and the hits they are. Lance answers a take in the
+ * order it was asked, so that is checked and used as it is; otherwise each row is put in its place,
+ * and a row gone meanwhile (a write moved the shared handle on between search and take) is left out.
+ */
+function inPageOrder<H extends { rowId: bigint }>(fetched: arrow.Table, page: H[]): { rows: arrow.Table; kept: H[] } {
+  const ids = fetched.getChild('_rowid')!;
+  if (fetched.numRows === page.length && page.every((h, i) => ids.get(i) === h.rowId)) return { rows: fetched, kept: page };
+  const position = new Map<bigint, number>();
+  for (let i = 0; i < fetched.numRows; i++) position.set(ids.get(i) as bigint, i);
+  const kept = page.filter((h) => position.has(h.rowId));
+  const rows = kept.map((h) => fetched.slice(position.get(h.rowId)!, position.get(h.rowId)! + 1)).reduce((a, b) => a.concat(b), fetched.slice(0, 0));
+  return { rows, kept };
 }

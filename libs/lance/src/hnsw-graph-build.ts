@@ -46,14 +46,3 @@ export async function packedVectors(column: arrow.Vector, dim: number): Promise<
   }
   return out;
 }
-
-/** A UInt64 column (`_rowid`) as one BigUint64Array. */
-export function packedRowIds(column: arrow.Vector): BigUint64Array {
-  const out = new BigUint64Array(column.length);
-  let row = 0;
-  for (const chunk of column.data) {
-    out.set(arrow.makeVector(chunk).toArray() as BigUint64Array, row);
-    row += chunk.length;
-  }
-  return out;
-}

@@ -2,8 +2,10 @@ import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { HierarchicalNSW, SpaceName } from 'hnswlib-node';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { invalidInput } from '@app/catalog';
-import { buildGraphOffThread, packedRowIds, packedVectors } from './hnsw-graph-build';
+import { buildGraphOffThread, packedVectors } from './hnsw-graph-build';
+import { hasRowId, packedRowIds, rowIdsNotIn, sortedRowIds } from './row-id-sets';
 
 /** What is stored beside the graph: which rows it holds, at which table version. */
 export interface HnswMeta {
@@ -75,11 +77,18 @@ export async function buildHnsw(
   return { tableVersion, indexedRows: data.numRows };
 }
 
-interface Loaded {
+export interface Loaded {
   graph: HierarchicalNSW;
-  meta: HnswMeta;
+  meta: Omit<HnswMeta, 'rowIds'>;
+  /** Label i of the graph is row id labels[i]. */
+  labels: BigUint64Array;
+  /** The same row ids, sorted. */
+  indexed: BigUint64Array;
   mtimeMs: number;
 }
+
+/** Row ids parsed per turn of the event loop when a graph's list of rows is loaded. */
+const LABELS_PER_STEP = 100_000;
 
 /** Keeps loaded graphs in memory; a rebuilt file is loaded again. */
 export class HnswCache {
@@ -91,10 +100,15 @@ export class HnswCache {
     if (!info) return undefined;
     const cached = this.loaded.get(files.graph);
     if (cached && cached.mtimeMs === info.mtimeMs) return cached;
-    const meta = JSON.parse(await readFile(files.meta, 'utf8')) as HnswMeta;
+    const { rowIds, ...meta } = JSON.parse(await readFile(files.meta, 'utf8')) as HnswMeta;
+    const labels = new BigUint64Array(rowIds.length);
+    for (let i = 0; i < rowIds.length; i++) {
+      labels[i] = BigInt(rowIds[i]);
+      if (i % LABELS_PER_STEP === LABELS_PER_STEP - 1) await nextTurn();
+    }
     const graph = new HierarchicalNSW(meta.space, meta.dim);
     await graph.readIndex(files.graph);
-    const entry = { graph, meta, mtimeMs: info.mtimeMs };
+    const entry = { graph, meta, labels, indexed: sortedRowIds(labels.slice()), mtimeMs: info.mtimeMs };
     this.loaded.set(files.graph, entry);
     return entry;
   }
@@ -117,60 +131,63 @@ export function distance(space: SpaceName, a: ArrayLike<number>, b: ArrayLike<nu
   return 1 - dot / (Math.sqrt(na * nb) || 1);
 }
 
-/**
- * Nearest rows to `vector`: graph candidates that still exist, plus every live row the graph does
- * not hold (written, updated or moved after the build), measured exactly. Results are complete.
- */
 /** The row ids a table version holds. A version never changes, so its answer is cached. */
 export class LiveRows {
-  private readonly cache = new Map<string, { version: number; ids: Set<string>; unindexed: Map<string, string[]> }>();
+  private readonly cache = new Map<string, LiveRowIds>();
 
-  async of(table: lancedb.Table, location: string) {
+  async of(table: lancedb.Table, location: string): Promise<LiveRowIds> {
     const version = await table.version();
     const cached = this.cache.get(location);
     if (cached && cached.version === version) return cached;
     const live = (await table.query().select([]).withRowId().toArrow()) as unknown as arrow.Table;
-    const ids = new Set<string>();
-    const column = live.getChild('_rowid')!;
-    for (let i = 0; i < live.numRows; i++) ids.add(String(column.get(i)));
-    const entry = { version, ids, unindexed: new Map<string, string[]>() };
+    const entry = { version, ids: sortedRowIds(packedRowIds(live.getChild('_rowid')!)), unindexed: new Map<string, BigUint64Array>() };
     this.cache.set(location, entry);
     return entry;
   }
 }
 
+export interface LiveRowIds {
+  version: number;
+  /** Sorted. */
+  ids: BigUint64Array;
+  /** Per loaded graph: the live rows it does not hold. */
+  unindexed: Map<string, BigUint64Array>;
+}
+
+/**
+ * Nearest rows to `vector`: graph candidates that still exist, plus every live row the graph does
+ * not hold (written, updated or moved after the build), measured exactly. Results are complete.
+ */
 export async function searchHnsw(
   table: lancedb.Table,
   index: Loaded,
-  live: { ids: Set<string>; unindexed: Map<string, string[]> },
+  live: LiveRowIds,
   vector: number[],
   wanted: number,
   ef?: number,
 ): Promise<{ hits: HnswHit[]; graphCandidates: number; exactRows: number }> {
-  const { graph, meta } = index;
+  const { graph, meta, labels } = index;
   if (vector.length !== meta.dim) throw invalidInput(`the query vector has ${vector.length} dimensions; the index has ${meta.dim}`);
-  const liveIds = live.ids;
   const key = `${meta.tableVersion}:${index.mtimeMs}`;
   let unindexed = live.unindexed.get(key);
   if (!unindexed) {
-    const indexed = new Set(meta.rowIds);
-    unindexed = [...liveIds].filter((id) => !indexed.has(id));
+    unindexed = rowIdsNotIn(live.ids, index.indexed);
     live.unindexed.set(key, unindexed);
   }
 
   const count = graph.getCurrentCount();
   // Graph rows deleted since the build still answer searches: ask for enough to cover them.
-  const dead = meta.rowIds.length - (liveIds.size - unindexed.length);
+  const dead = labels.length - (live.ids.length - unindexed.length);
   const k = Math.min(count, wanted + dead);
   graph.setEf(Math.max(ef ?? 0, k, 64));
   const found = k > 0 ? graph.searchKnn(vector, k) : { neighbors: [], distances: [] };
   const hits: HnswHit[] = [];
   found.neighbors.forEach((label, i) => {
-    const rowId = meta.rowIds[label];
-    if (liveIds.has(rowId)) hits.push({ rowId: BigInt(rowId), distance: found.distances[i] });
+    const rowId = labels[label];
+    if (hasRowId(live.ids, rowId)) hits.push({ rowId, distance: found.distances[i] });
   });
   if (unindexed.length) {
-    const rows = (await table.takeRowIds(unindexed.map((id) => BigInt(id))).select([meta.column]).withRowId().toArrow()) as unknown as arrow.Table;
+    const rows = (await table.takeRowIds(Array.from(unindexed)).select([meta.column]).withRowId().toArrow()) as unknown as arrow.Table;
     const vectors = rows.getChild(meta.column)!;
     const ids = rows.getChild('_rowid')!;
     for (let i = 0; i < rows.numRows; i++) {

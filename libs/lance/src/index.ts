@@ -9,4 +9,5 @@ export * from './arrow-ipc';
 export * from './lance-query';
 export * from './index-config';
 export * from './hnsw-index';
+export * from './row-id-sets';
 export * from './handle-cache';
