@@ -3,6 +3,14 @@ import { join } from 'node:path';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
 
+/** Polls until `done` holds (cleanup after an answer runs in the background), for at most 5 s. */
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5000; !done(); ) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('version operations over HTTP', () => {
   let server: RunningServer;
   let api: Api;
@@ -50,21 +58,40 @@ describe('version operations over HTTP', () => {
     expect(existsSync(`${location}/_versions/18446744073709551612.manifest`)).toBe(true);
   });
 
-  it('finalises a manifest as a hard link to its staging file and never replaces it', async () => {
+  it('finalises a manifest as a hard link to its staging file, then removes the staging name', async () => {
     const location = await declare('linked');
-    const staging = stage(location, 1, 'the staged bytes');
-    const body = { id: ['v', 'linked'], version: 1, manifest_path: staging, naming_scheme: 'V2' };
+    mkdirSync(join(location, '_versions'), { recursive: true });
+    // The name Lance gives a staging manifest: the final name plus a uuid.
+    const staging = join(location, '_versions', '18446744073709551614.manifest-2f1c8a4e-9b7d-4c1e-8f3a-5d6e7f8a9b0c');
+    writeFileSync(staging, 'the staged bytes');
+    const inode = statSync(staging).ino;
+    const body = { id: ['v', 'linked'], version: 1, manifest_path: staging.slice(1), naming_scheme: 'V2' };
     const res = await api.post(`${table('v', 'linked')}/version/create`, body);
     expect(res.status).toBe(200);
     const final = `/${res.body.version.manifest_path}`;
     expect(final).toBe(`${location}/_versions/18446744073709551614.manifest`);
     expect(readFileSync(final, 'utf8')).toBe('the staged bytes');
-    expect(statSync(final).ino).toBe(statSync(`/${staging}`).ino);
+    expect(statSync(final).ino).toBe(inode);
     expect(res.body.version.manifest_size).toBe('the staged bytes'.length);
+    await waitUntil(() => !existsSync(staging));
 
     const retried = await api.post(`${table('v', 'linked')}/version/create`, body);
     expect([retried.status, retried.body.code]).toEqual([409, 14]);
     expect(readFileSync(final, 'utf8')).toBe('the staged bytes');
+  });
+
+  it('never removes a file named as a staging manifest that is not one (another version\'s manifest, say)', async () => {
+    const location = await declare('keep');
+    expect((await commit('keep', 1)).status).toBe(200);
+    const first = `${location}/_versions/18446744073709551614.manifest`;
+    const second = await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 2, manifest_path: first.slice(1), naming_scheme: 'V2' });
+    expect(second.status).toBe(200);
+    const other = stage(location, 3);
+    expect((await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 3, manifest_path: other, naming_scheme: 'V2' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(existsSync(first)).toBe(true);
+    expect(existsSync(`/${other}`)).toBe(true);
+    expect(readFileSync(`${location}/_versions/18446744073709551613.manifest`, 'utf8')).toBe(readFileSync(first, 'utf8'));
   });
 
   it('lists versions ascending, descending and by page; the body may be null', async () => {

@@ -17,6 +17,8 @@ export interface Prepared {
   undo: () => Promise<void>;
   /** Files whose content the store records in the same durable write as the events. */
   files?: JournaledFile[];
+  /** Runs once the events are durable: cleaning up what only the commit needed. */
+  committed?: () => void;
 }
 
 const MAX_ATTEMPTS = 25;
@@ -183,6 +185,7 @@ export class CatalogWriter {
     await projection.applyAppended(envelopes).catch(() => undefined);
     for (const a of accepted) {
       a.item.undo = undefined;
+      a.prepared?.committed?.();
       settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
     }
     return [];

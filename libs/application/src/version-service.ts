@@ -96,7 +96,11 @@ export class VersionService {
     });
   }
 
-  /** Copies every staging manifest to its final name; on failure, removes the ones already copied. */
+  /**
+   * Copies every staging manifest to its final name; on failure, removes the ones already copied.
+   * Once the versions are recorded the staging manifests are removed: nothing reads them after
+   * that (a retried commit writes a new one), and `_versions/` would otherwise keep one per commit.
+   */
   async finalise(staged: Array<[string, VersionCreated]>): Promise<Prepared> {
     const created: string[] = [];
     const undo = async () => {
@@ -114,7 +118,7 @@ export class VersionService {
       await undo();
       throw e;
     }
-    return { undo, files };
+    return { undo, files, committed: () => void Promise.all(staged.map(([staging, event]) => this.finaliser.release(staging, event.data.manifestPath))) };
   }
 
   private async versionOnDisk(table: TableState, version: number | undefined): Promise<VersionRecord> {

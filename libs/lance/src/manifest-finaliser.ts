@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, writeFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { DirectorySyncs, syncPath } from './durable-files';
 import { Warehouse } from './warehouse';
@@ -54,6 +54,22 @@ export class ManifestFinaliser {
     }
     if (durability === 'synced') await this.sync(final);
     return { path: final, bytes, created: true };
+  }
+
+  /**
+   * Removes a staging manifest whose version is recorded (the final name keeps the content). Only a
+   * name Lance gives a staging manifest, the final name plus `-<uuid>` beside it, is removed: a
+   * client naming some other file as its staging manifest must not get it deleted.
+   */
+  async release(stagingStorePath: string, finalStorePath: string): Promise<void> {
+    const staging = `/${stagingStorePath.replace(/^\/+/, '')}`;
+    const final = `/${finalStorePath.replace(/^\/+/, '')}`;
+    if (dirname(staging) !== dirname(final) || !basename(staging).startsWith(`${basename(final)}-`)) return;
+    try {
+      await unlink(this.local(stagingStorePath));
+    } catch {
+      // Already gone: nothing to clean up.
+    }
   }
 
   /** Removes a final manifest this process created, when the version it backs was not recorded. */
