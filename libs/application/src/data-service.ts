@@ -115,13 +115,14 @@ export class DataService {
     if (await this.isOnlyDeclared(table)) {
       version = await this.writeFresh(ctx, table, req.data, 'create');
     } else {
-      version = await this.use(ctx, table, 'write', async (dataset) => {
+      const added = await this.use(ctx, table, 'write', async (dataset) => {
         try {
-          return (await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' })).version;
+          return await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' });
         } catch (e) {
           throw lanceInputError(e, 'inserting failed', true);
         }
       });
+      version = added.version;
     }
     const transactionId = await this.recordDataChange(ctx, req.id, req.mode === 'Overwrite' ? 'Overwrite' : 'Insert', version, req.data.numRows);
     return { transaction_id: transactionId, num_inserted_rows: req.data.numRows, version };

@@ -64,7 +64,7 @@ export class LanceTables {
           return await slot.exclusive(async () => {
             await current();
             const result = await work(handle);
-            slot.version = await handle.version();
+            slot.version = committedVersion(result) ?? (await handle.version());
             return result;
           });
         }
@@ -150,4 +150,14 @@ export class LanceTables {
     }
     return pending;
   }
+}
+
+/**
+ * The version a write committed, when its result says (Lance's add, update, delete and merge
+ * results do). Asking the handle instead took about a millisecond right after a write in a busy
+ * server, against 25 µs on an idle one.
+ */
+function committedVersion(result: unknown): number | undefined {
+  const version = (result as { version?: unknown } | null | undefined)?.version;
+  return typeof version === 'number' ? version : undefined;
 }
