@@ -29,5 +29,7 @@ module.exports = {
     '^@app/(catalog|event-store|projections|application|lance|jobs|config|core|auth)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   setupFiles: ['<rootDir>/test/support/env.js'],
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
   testTimeout: 60000,
 };

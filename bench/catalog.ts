@@ -1,11 +1,10 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { finalManifestName } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
-import { BenchServer, post, report, startServer, timed } from './support';
+import { BenchServer, post, report, scratchDir, startServer, timed } from './support';
 
 /**
  * Catalog benchmarks, each beside its baseline measured in the same run:
@@ -126,7 +125,7 @@ async function reads(setup: (typeof READ_SETUPS)[number]): Promise<void> {
 
 /** Appends the same events the API would, one at a time in turn, as the catalog's writer would without grouping. */
 async function directAppends(locations: string[], perTable: number): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-store-'));
+  const dir = scratchDir('bench-store-');
   const store = new SqliteEventStore(join(dir, 'events.sqlite3'));
   let revision = -1;
   const { ms } = await timed(async () => {

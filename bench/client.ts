@@ -1,8 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { report, startServer, timed, vectorTable } from './support';
+import { report, scratchDir, startServer, timed, vectorTable } from './support';
 
 /**
  * The real client's workload through this catalog (managed versioning: every commit is a
@@ -53,7 +50,7 @@ async function main(): Promise<void> {
   const server = await startServer();
   try {
     const rest = await lancedb.connectNamespace('rest', { uri: server.url });
-    const dirSide = async (): Promise<Side> => ({ db: await lancedb.connectNamespace('dir', { root: mkdtempSync(join(tmpdir(), 'bench-dir-')) }), namespace: [], ms: 0, rows: 0 });
+    const dirSide = async (): Promise<Side> => ({ db: await lancedb.connectNamespace('dir', { root: scratchDir('bench-dir-') }), namespace: [], ms: 0, rows: 0 });
     // Untimed: a smaller run on each side first, so neither is measured warming up.
     await rest.createNamespace(['warm']);
     await workload([await dirSide(), { db: rest, namespace: ['warm'], ms: 0, rows: 0 }], 4, 20);

@@ -1,12 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { finalManifestName, storePathOf } from '@app/catalog';
 import { NewEvent, SqliteEventStore } from '@app/event-store';
-import { report, timed } from './support';
+import { report, scratchDir, timed } from './support';
 
 /**
  * Cold start, replay and memory with a large log: BENCH_TABLES tables (default 100,000) declared
@@ -127,7 +126,7 @@ interface SizeResult {
 }
 
 async function runSize(EVENTS: number, TABLES: number): Promise<SizeResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
+  const dataDir = scratchDir('bench-cold-');
   try {
     const written = await timed(() => writeLog(dataDir, EVENTS, TABLES));
     console.log(`wrote ${EVENTS} events (${TABLES} tables) in ${(written.ms / 1000).toFixed(1)} s`);

@@ -1,11 +1,9 @@
 import * as lancedb from '@lancedb/lancedb';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { HierarchicalNSW } from 'hnswlib-node';
-import { BenchServer, closeClient, post, postArrow, postForBytes, report, settle, startServer, timed, vectorTable } from './support';
+import { BenchServer, closeClient, post, postArrow, postForBytes, report, scratchDir, settle, startServer, timed, vectorTable } from './support';
 
 /**
  * Data-plane benchmarks, each measured side by side with its baseline (lancedb on a local
@@ -233,7 +231,7 @@ async function growth(sides: Sides) {
 async function main(): Promise<void> {
   const server = await startServer();
   const bare = await startBare();
-  const direct = await lancedb.connect(mkdtempSync(join(tmpdir(), 'lance-direct-')));
+  const direct = await lancedb.connect(scratchDir('lance-direct-'));
   const client = await lancedb.connectNamespace('rest', { uri: server.url });
   const sides: Sides = { server, direct, client, bare: bare.url };
   try {

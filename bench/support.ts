@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -20,8 +20,23 @@ export interface BenchServer {
  * Its log goes to a file in that dir, as a deployment's would: read back through a pipe, every
  * request's line would cost this process (which also runs the load generator) CPU.
  */
+const scratch: string[] = [];
+process.once('exit', () => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh directory under the system's temporary one, removed when the process exits (a run of
+ * every benchmark writes about 10 GB); BENCH_KEEP=1 keeps them for a look afterwards.
+ */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (process.env.BENCH_KEEP !== '1') scratch.push(dir);
+  return dir;
+}
+
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'lance-bench-'));
+  const dataDir = scratchDir('lance-bench-');
   const logFile = join(dataDir, 'server.log');
   const log = openSync(logFile, 'a');
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);

@@ -23,6 +23,7 @@ export interface ServerOptions {
   entry?: 'standalone' | 'api' | 'worker';
 }
 
+/** A fresh data directory (under the test run's own temporary directory, removed when the run ends). */
 export function tempDataDir(prefix = 'lance-catalog-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
