@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { finalManifestName } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
@@ -28,10 +28,19 @@ interface Load {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU the serving process spent per answered request (user + system), in µs. */
+  cpuUs: number;
 }
 
-async function load(url: string, title: string, request: { method: 'GET' | 'POST'; path: (i: number) => string }): Promise<Load> {
+/** CPU time a process has used so far, in µs (Linux: utime + stime from /proc, in clock ticks of 10 ms). */
+function cpuOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+async function load(url: string, pid: number, title: string, request: { method: 'GET' | 'POST'; path: (i: number) => string }): Promise<Load> {
   let i = 0;
+  const cpuBefore = cpuOf(pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -46,15 +55,16 @@ async function load(url: string, title: string, request: { method: 'GET' | 'POST
     ],
   });
   if (result.non2xx || result.errors) throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  const cpuUs = (cpuOf(pid) - cpuBefore) / result.requests.total;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs };
 }
 
-function startBare(): Promise<{ url: string; stop: () => void }> {
+function startBare(): Promise<{ url: string; pid: number; stop: () => void }> {
   const child = spawn(process.execPath, [resolve(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((ok) => {
     child.stdout!.on('data', (d: Buffer) => {
       const m = /listening on (\S+)/.exec(String(d));
-      if (m) ok({ url: m[1], stop: () => child.kill() });
+      if (m) ok({ url: m[1], pid: child.pid!, stop: () => child.kill() });
     });
   });
 }
@@ -72,6 +82,10 @@ const row = (path: string, r: Load, base: Load) => ({
   'p50 ms': r.p50,
   'p99 ms': r.p99,
   'share of bare': (r.rps / base.rps).toFixed(2),
+  // Autocannon shares the two cores, so req/s flatters whichever side it holds back more; the
+  // server's own CPU per request does not depend on that.
+  'server CPU µs/req': r.cpuUs.toFixed(1),
+  'CPU share of bare': (base.cpuUs / r.cpuUs).toFixed(2),
 });
 
 /** The server's settings for the read runs: the defaults, then without access log lines. */
@@ -94,12 +108,12 @@ async function reads(setup: (typeof READ_SETUPS)[number]): Promise<void> {
       console.log(`catalog holds ${tables} tables (declared in ${(populate.ms / 1000).toFixed(1)} s)`);
       const describe = { method: 'POST' as const, path: (i: number) => `/v1/table/ns%24t${(i * 7919) % tables}/describe` };
       const list = { method: 'GET' as const, path: (i: number) => `/v1/namespace/ns/table/list?limit=100&page_token=t${(i * 7919) % tables}` };
-      const bareDescribe = await load(bare.url, 'bare', describe);
-      const catalogDescribe = await load(server.url, 'describe', describe);
-      const bareList = await load(bare.url, 'bare', list);
-      const catalogList = await load(server.url, 'list', list);
+      const bareDescribe = await load(bare.url, bare.pid, 'bare', describe);
+      const catalogDescribe = await load(server.url, server.pid, 'describe', describe);
+      const bareList = await load(bare.url, bare.pid, 'bare', list);
+      const catalogList = await load(server.url, server.pid, 'list', list);
       // The same HTTP stack (Nest, hooks, auth, metrics, log) answering a constant: what the framework costs.
-      const health = await load(server.url, 'healthz', { method: 'GET', path: () => '/healthz' });
+      const health = await load(server.url, server.pid, 'healthz', { method: 'GET', path: () => '/healthz' });
       report(`Catalog reads: ${tables} tables, ${CONNECTIONS} connections, ${SECONDS} s each, ${setup.label}`, [
         row('bare Fastify route (baseline)', bareDescribe, bareDescribe),
         row('GET /healthz through the same stack', health, bareDescribe),
