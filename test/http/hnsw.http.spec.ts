@@ -1,4 +1,5 @@
 import * as arrow from 'apache-arrow';
+import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { Api } from '../support/http';
 import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
 import { RunningServer, startServer } from '../support/server';
@@ -39,6 +40,29 @@ describe('the standalone HNSW index (hnswlib-node)', () => {
     expect(plan.text).toContain('HnswSearch');
     const stats = await api.post('/v1/table/h/index/graph/stats', {});
     expect(stats.body).toMatchObject({ index_type: 'HNSW', num_indexed_rows: 2000, num_unindexed_rows: 0 });
+  });
+
+  it('stores the row ids as 64-bit integers, and still reads a graph whose row ids are decimal strings in its JSON', async () => {
+    const location = (await api.post('/v1/table/h/describe', {})).body.location;
+    const bytes = readFileSync(`${location}/_hnsw/graph.rowids`);
+    expect(bytes.byteLength).toBe(2000 * 8);
+    const meta = JSON.parse(readFileSync(`${location}/_hnsw/graph.json`, 'utf8'));
+    expect(meta).toMatchObject({ column: 'vector', rows: 2000 });
+    expect(meta.rowIds).toBeUndefined();
+    const before = await query({ vector: { single_vector: probe }, k: 10, columns: { column_names: ['id'] } });
+
+    // The format graphs were written in before: every row id a decimal string in the JSON.
+    const ids = new BigUint64Array(bytes.byteLength / 8);
+    new Uint8Array(ids.buffer).set(bytes);
+    const { rows: _rows, ...rest } = meta;
+    writeFileSync(`${location}/_hnsw/graph.json`, JSON.stringify({ ...rest, rowIds: Array.from(ids, String) }));
+    rmSync(`${location}/_hnsw/graph.rowids`);
+    // A new modification time makes the server load the graph again.
+    const later = new Date(Date.now() + 5000);
+    utimesSync(`${location}/_hnsw/graph.bin`, later, later);
+    const after = await query({ vector: { single_vector: probe }, k: 10, columns: { column_names: ['id'] } });
+    expect(after.getChild('id')!.toArray()).toEqual(before.getChild('id')!.toArray());
+    expect((await api.post('/v1/table/h/index/graph/stats', {})).body).toMatchObject({ num_indexed_rows: 2000, num_unindexed_rows: 0 });
   });
 
   it('still finds rows written after the build', async () => {

@@ -124,7 +124,7 @@ export class IndexService {
         const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
         const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(table.location, name) : undefined;
         const rows = await dataset.countRows();
-        const indexed = meta ? Math.min(meta.rowIds.length, rows) : 0;
+        const indexed = meta ? Math.min(meta.rows, rows) : 0;
         return { index_type: 'HNSW', ...(meta ? { distance_type: meta.space === 'ip' ? 'dot' : meta.space } : {}), num_indexed_rows: indexed, num_unindexed_rows: rows - indexed, num_indices: meta ? 1 : 0 };
       }
       if (!stats) {

@@ -10,11 +10,12 @@ export interface GraphBuild {
   vectors: Float32Array;
   rowIds: BigUint64Array;
   graphFile: string;
+  rowIdsFile: string;
   metaFile: string;
 }
 
 /**
- * Builds the graph and writes its two files in a worker thread; resolves once both are written.
+ * Builds the graph and writes its three files in a worker thread; resolves once all are written.
  * The vectors and row ids are moved to the thread, not copied.
  */
 export function buildGraphOffThread(build: GraphBuild): Promise<void> {

@@ -14,6 +14,6 @@ graph.initIndex(Math.max(1, build.rowIds.length), build.meta.m, build.meta.efCon
 const { dim } = build.meta;
 for (let i = 0; i < build.rowIds.length; i++) graph.addPoint(Array.from(build.vectors.subarray(i * dim, (i + 1) * dim)), i);
 graph.writeIndexSync(build.graphFile);
-const rowIds = Array.from(build.rowIds, String);
-writeFileSync(build.metaFile, JSON.stringify({ ...build.meta, rowIds }));
+writeFileSync(build.rowIdsFile, new Uint8Array(build.rowIds.buffer, build.rowIds.byteOffset, build.rowIds.byteLength));
+writeFileSync(build.metaFile, JSON.stringify({ ...build.meta, rows: build.rowIds.length }));
 parentPort!.postMessage('written');

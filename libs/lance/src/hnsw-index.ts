@@ -7,7 +7,7 @@ import { invalidInput } from '@app/catalog';
 import { buildGraphOffThread, packedVectors } from './hnsw-graph-build';
 import { hasRowId, packedRowIds, rowIdsNotIn, sortedRowIds } from './row-id-sets';
 
-/** What is stored beside the graph: which rows it holds, at which table version. */
+/** What is stored beside the graph: how it was built, at which table version, over how many rows. */
 export interface HnswMeta {
   column: string;
   space: SpaceName;
@@ -15,9 +15,12 @@ export interface HnswMeta {
   m: number;
   efConstruction: number;
   tableVersion: number;
-  /** Label i of the graph is row id rowIds[i] (decimal strings: row ids are u64). */
-  rowIds: string[];
+  /** How many rows the graph holds; label i is the i-th row id of the `.rowids` file. */
+  rows: number;
 }
+
+/** The meta file as graphs built before the `.rowids` file wrote it: row ids as decimal strings. */
+type StoredMeta = Omit<HnswMeta, 'rows'> & { rows?: number; rowIds?: string[] };
 
 export interface HnswHit {
   rowId: bigint;
@@ -27,7 +30,8 @@ export interface HnswHit {
 const SPACES: Record<string, SpaceName> = { l2: 'l2', cosine: 'cosine', dot: 'ip' };
 
 export function hnswFiles(location: string, name: string) {
-  return { graph: `${location}/_hnsw/${name}.bin`, meta: `${location}/_hnsw/${name}.json` };
+  // Row ids are 64-bit integers in this machine's byte order, read back without parsing.
+  return { graph: `${location}/_hnsw/${name}.bin`, rowIds: `${location}/_hnsw/${name}.rowids`, meta: `${location}/_hnsw/${name}.json` };
 }
 
 /** What a build made: the table version it indexed and how many rows it holds. */
@@ -70,16 +74,18 @@ export async function buildHnsw(
     vectors: await packedVectors(vectors, dim),
     rowIds: packedRowIds(data.getChild('_rowid')!),
     graphFile: `${files.graph}.tmp`,
+    rowIdsFile: `${files.rowIds}.tmp`,
     metaFile: `${files.meta}.tmp`,
   });
   await rename(`${files.graph}.tmp`, files.graph);
+  await rename(`${files.rowIds}.tmp`, files.rowIds);
   await rename(`${files.meta}.tmp`, files.meta);
   return { tableVersion, indexedRows: data.numRows };
 }
 
 export interface Loaded {
   graph: HierarchicalNSW;
-  meta: Omit<HnswMeta, 'rowIds'>;
+  meta: HnswMeta;
   /** Label i of the graph is row id labels[i]. */
   labels: BigUint64Array;
   /** The same row ids, sorted. */
@@ -100,12 +106,20 @@ export class HnswCache {
     if (!info) return undefined;
     const cached = this.loaded.get(files.graph);
     if (cached && cached.mtimeMs === info.mtimeMs) return cached;
-    const { rowIds, ...meta } = JSON.parse(await readFile(files.meta, 'utf8')) as HnswMeta;
-    const labels = new BigUint64Array(rowIds.length);
-    for (let i = 0; i < rowIds.length; i++) {
-      labels[i] = BigInt(rowIds[i]);
-      if (i % LABELS_PER_STEP === LABELS_PER_STEP - 1) await nextTurn();
+    const { rowIds, ...stored } = JSON.parse(await readFile(files.meta, 'utf8')) as StoredMeta;
+    let labels: BigUint64Array;
+    if (rowIds) {
+      labels = new BigUint64Array(rowIds.length);
+      for (let i = 0; i < rowIds.length; i++) {
+        labels[i] = BigInt(rowIds[i]);
+        if (i % LABELS_PER_STEP === LABELS_PER_STEP - 1) await nextTurn();
+      }
+    } else {
+      const bytes = await readFile(files.rowIds);
+      labels = new BigUint64Array(bytes.byteLength / 8);
+      new Uint8Array(labels.buffer).set(bytes);
     }
+    const meta = { ...stored, rows: labels.length };
     const graph = new HierarchicalNSW(meta.space, meta.dim);
     await graph.readIndex(files.graph);
     const entry = { graph, meta, labels, indexed: sortedRowIds(labels.slice()), mtimeMs: info.mtimeMs };
@@ -200,11 +214,14 @@ export async function searchHnsw(
 
 export async function readHnswMeta(location: string, name: string): Promise<HnswMeta | undefined> {
   const text = await readFile(hnswFiles(location, name).meta, 'utf8').catch(() => undefined);
-  return text ? (JSON.parse(text) as HnswMeta) : undefined;
+  if (!text) return undefined;
+  const { rowIds, ...stored } = JSON.parse(text) as StoredMeta;
+  return { ...stored, rows: stored.rows ?? rowIds?.length ?? 0 };
 }
 
 export async function removeHnsw(location: string, name: string): Promise<void> {
   const files = hnswFiles(location, name);
   await rm(files.graph, { force: true });
+  await rm(files.rowIds, { force: true });
   await rm(files.meta, { force: true });
 }
