@@ -26,13 +26,16 @@ export const INSERT_MODES: readonly InsertMode[] = ['Append', 'Overwrite'];
  * whose transaction the caller gets back.
  */
 export class DataService {
+  private readonly hnsw: HnswSearch;
+
   constructor(
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
-  ) {}
-
-  private readonly hnsw = new HnswSearch();
+    options: { hnswGraphs?: number } = {},
+  ) {
+    this.hnsw = new HnswSearch(options.hnswGraphs ?? 8);
+  }
 
   async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
     return this.checked(requireTable(await this.view(ctx), id), version);

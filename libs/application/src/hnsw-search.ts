@@ -8,8 +8,14 @@ import { HnswCache, LiveRows, TableQuery, searchHnsw } from '@app/lance';
  * queries (one vector, no filter, no full-text part) on a column that has a ready HNSW index.
  */
 export class HnswSearch {
-  private readonly cache = new HnswCache();
-  private readonly live = new LiveRows();
+  private readonly cache: HnswCache;
+  private readonly live: LiveRows;
+
+  /** `graphs`: how many graphs (and tables' live row ids) stay loaded. */
+  constructor(graphs: number) {
+    this.cache = new HnswCache(graphs);
+    this.live = new LiveRows(graphs);
+  }
 
   indexFor(view: CatalogView, table: TableState, q: TableQuery): IndexState | undefined {
     if (q.bypass_vector_index || q.filter || q.full_text_query || q.vector?.multi_vector?.length || !q.vector?.single_vector?.length) return undefined;

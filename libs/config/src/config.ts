@@ -67,6 +67,7 @@ const schema = z.object({
   JOB_LOCK_MS: int('JOB_LOCK_MS', 30_000, 500, 3_600_000),
   ANALYZE_TIMEOUT_MS: int('ANALYZE_TIMEOUT_MS', 30_000, 100, 3_600_000),
   TABLE_CACHE_SIZE: int('TABLE_CACHE_SIZE', 256, 0, 100_000),
+  HNSW_CACHE_SIZE: int('HNSW_CACHE_SIZE', 8, 1, 10_000),
   SELF_URL: z
     .string()
     .optional()
@@ -112,6 +113,8 @@ export interface AppConfig {
   jobLockMs: number;
   /** How many managed tables a process keeps open for its own reads and writes (0: open per request). */
   tableCacheSize: number;
+  /** HNSW graphs (with their tables' live row ids) each process keeps loaded. */
+  hnswCacheSize: number;
   auth: AuthSettings;
   rateLimit: RateLimitSettings;
   /** Events folded between two snapshots of a database's state; 0: no snapshots, every start folds the whole log. */
@@ -164,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     analyzeTimeoutMs: c.ANALYZE_TIMEOUT_MS,
     jobLockMs: c.JOB_LOCK_MS,
     tableCacheSize: c.TABLE_CACHE_SIZE,
+    hnswCacheSize: c.HNSW_CACHE_SIZE,
     auth,
     rateLimit: { max: c.RATE_LIMIT_MAX, windowMs: c.RATE_LIMIT_WINDOW_MS },
     snapshotEvery: c.SNAPSHOT_EVERY,

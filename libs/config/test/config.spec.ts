@@ -18,6 +18,7 @@ describe('configuration', () => {
     expect(c.snapshotDir).toBe(resolve('./data/snapshots'));
     expect(c.snapshotEvery).toBe(100_000);
     expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 200 });
+    expect(c).toMatchObject({ tableCacheSize: 256, hnswCacheSize: 8 });
   });
 
   it('reads every variable', () => {
@@ -38,8 +39,9 @@ describe('configuration', () => {
       AUTH_SERVICE_KEY: 'k'.repeat(40),
       SNAPSHOT_EVERY: '0',
       SNAPSHOT_DIR: '/tmp/snaps',
+      HNSW_CACHE_SIZE: '2',
     });
-    expect(c).toMatchObject({ snapshotEvery: 0, snapshotDir: '/tmp/snaps' });
+    expect(c).toMatchObject({ snapshotEvery: 0, snapshotDir: '/tmp/snaps', hnswCacheSize: 2 });
     expect(c).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', warehouse: '/tmp/wh', managedVersioning: false, bodyLimit: 2048 });
     expect(c.rateLimit).toEqual({ max: 100, windowMs: 1000 });
     expect(c.auth).toMatchObject({ serviceKey: 'k'.repeat(40), allowUnauthenticatedNetwork: true, apiKeys: [] });
@@ -79,6 +81,7 @@ describe('configuration', () => {
     ['ACCESS_LOG', 'some'],
     ['MANIFEST_DURABILITY', 'never'],
     ['MANIFEST_JOURNAL_FLUSH_MS', '0'],
+    ['HNSW_CACHE_SIZE', '0'],
     ['HOST', '0.0.0.0'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

@@ -107,8 +107,8 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {
       provide: DataService,
-      inject: [CatalogWriter, ProjectionRegistry, LanceTables],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables) => new DataService(w, p, l),
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, c: AppConfig) => new DataService(w, p, l, { hnswGraphs: c.hnswCacheSize }),
     },
     {
       provide: BullIndexQueue,

@@ -1,6 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { HierarchicalNSW, SpaceName } from 'hnswlib-node';
+import { LRUCache } from 'lru-cache';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { invalidInput } from '@app/catalog';
@@ -96,9 +97,16 @@ export interface Loaded {
 /** Row ids parsed per turn of the event loop when a graph's list of rows is loaded. */
 const LABELS_PER_STEP = 100_000;
 
-/** Keeps loaded graphs in memory; a rebuilt file is loaded again. */
+/**
+ * Keeps the `capacity` most recently used graphs in memory (a graph of a million 64-d vectors
+ * takes hundreds of MB); a rebuilt file, or an evicted one, is loaded again.
+ */
 export class HnswCache {
-  private readonly loaded = new Map<string, Loaded>();
+  private readonly loaded: LRUCache<string, Loaded>;
+
+  constructor(capacity: number) {
+    this.loaded = new LRUCache({ max: capacity });
+  }
 
   async load(location: string, name: string): Promise<Loaded | undefined> {
     const files = hnswFiles(location, name);
@@ -145,9 +153,16 @@ export function distance(space: SpaceName, a: ArrayLike<number>, b: ArrayLike<nu
   return 1 - dot / (Math.sqrt(na * nb) || 1);
 }
 
-/** The row ids a table version holds. A version never changes, so its answer is cached. */
+/**
+ * The row ids a table version holds. A version never changes, so its answer is cached, for the
+ * `capacity` most recently queried tables (8 bytes a row each).
+ */
 export class LiveRows {
-  private readonly cache = new Map<string, LiveRowIds>();
+  private readonly cache: LRUCache<string, LiveRowIds>;
+
+  constructor(capacity: number) {
+    this.cache = new LRUCache({ max: capacity });
+  }
 
   async of(table: lancedb.Table, location: string): Promise<LiveRowIds> {
     const version = await table.version();
