@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
 import { Api } from '../support/http';
 import { ARROW_STREAM, waitFor } from '../support/arrow-data';
@@ -63,14 +63,15 @@ describe('a worker killed in the middle of an index build', () => {
     await waitFor(() => api.post(`/v1/transaction/${tx}/describe`, {}), (r) => r.body.status === 'Running', 60_000);
     const cancel = await api.post(`/v1/transaction/${tx}/alter`, { actions: [{ setStatusAction: { status: 'Canceled' } }] });
     expect(cancel.body.status).toBe('Canceled');
-    // The worker finishes hnswlib's build, sees the cancel at its checkpoint and removes what it built.
+    // The worker sees the cancel within a second, ends hnswlib's thread mid-build and removes the index.
     await waitFor(
       () => api.post('/v1/table/big/index/list', {}),
       (r) => !r.body.indexes.some((i: any) => i.index_name === 'g2'),
       60_000,
     );
+    await waitFor(async () => workers[workers.length - 1].output(), (out) => out.includes('index build stopped'), 10_000);
     const location = (await api.post('/v1/table/big/describe', {})).body.location;
-    expect(existsSync(`${location}/_hnsw/g2.bin`)).toBe(false);
+    expect(readdirSync(`${location}/_hnsw`).filter((f) => f.startsWith('g2.'))).toEqual([]);
     expect(existsSync(`${location}/_hnsw/g.bin`)).toBe(true);
     expect((await api.post(`/v1/transaction/${tx}/describe`, {})).body.status).toBe('Canceled');
   }, 120_000);

@@ -9,6 +9,8 @@ import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
 
 const FINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
+/** How often a running HNSW build looks for its transaction being canceled. */
+const CANCEL_CHECK_MS = 1000;
 
 /**
  * A worker that dies holds its job until the lock expires; then the stalled-job check hands the job
@@ -67,20 +69,37 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     const type = build.index.indexType as IndexType;
     const params = build.index.params as IndexParams;
     const table = await this.data.open(ctx, build.table);
+    const canceled = new AbortController();
     let detail: Record<string, string>;
     try {
       if (type === 'HNSW') {
-        const built = await buildHnsw(table, build.table.location, build.index.name, build.index.columns[0], {
-          distanceType: params.distance_type,
-          m: params.m,
-          efConstruction: params.ef_construction,
-        });
-        detail = { table_version: String(built.tableVersion), indexed_rows: String(built.indexedRows) };
+        // hnswlib's build runs in a thread that can be ended, so a cancel does not wait for it.
+        const watch = setInterval(() => {
+          this.indexes
+            .buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId)
+            .then((b) => b.status === 'Canceled' && canceled.abort(), () => undefined);
+        }, CANCEL_CHECK_MS);
+        try {
+          const built = await buildHnsw(table, build.table.location, build.index.name, build.index.columns[0], {
+            distanceType: params.distance_type,
+            m: params.m,
+            efConstruction: params.ef_construction,
+            signal: canceled.signal,
+          });
+          detail = { table_version: String(built.tableVersion), indexed_rows: String(built.indexedRows) };
+        } finally {
+          clearInterval(watch);
+        }
       } else {
         await table.createIndex(build.index.columns[0], { config: lanceIndexConfig(type, params), name: build.index.name, replace: false });
         detail = { table_version: String(await table.version()) };
       }
     } catch (e) {
+      if (canceled.signal.aborted) {
+        await this.indexes.dropTableIndex(ctx, job.data.table, job.data.indexName).catch(() => undefined);
+        this.logger.log(`index build stopped: transaction ${job.data.transactionId} was canceled while '${build.index.name}' was being built`);
+        return 'canceled during the build; the build was stopped';
+      }
       if (e instanceof CatalogError && e.code !== ErrorCode.ServiceUnavailable) throw new UnrecoverableError(e.message);
       // Lance refusing the request itself will refuse it again: retrying only delays the answer.
       if (e instanceof Error && /schema error|invalid user input|invalid input|not supported/i.test(e.message)) throw new UnrecoverableError(e.message);

@@ -16,18 +16,29 @@ export interface GraphBuild {
 
 /**
  * Builds the graph and writes its three files in a worker thread; resolves once all are written.
- * The vectors and row ids are moved to the thread, not copied.
+ * The vectors and row ids are moved to the thread, not copied. Aborting `signal` ends the thread
+ * where it is (hnswlib's build cannot be asked to stop) and rejects.
  */
-export function buildGraphOffThread(build: GraphBuild): Promise<void> {
+export function buildGraphOffThread(build: GraphBuild, signal?: AbortSignal): Promise<void> {
   return new Promise((done, fail) => {
+    if (signal?.aborted) return fail(new Error('the HNSW build was stopped before it started'));
     const thread = new Worker(join(__dirname, 'hnsw-graph-thread.js'), {
       workerData: build,
       transferList: [build.vectors.buffer as ArrayBuffer, build.rowIds.buffer as ArrayBuffer],
     });
+    const stop = () => {
+      fail(new Error('the HNSW build was stopped'));
+      void thread.terminate();
+    };
+    signal?.addEventListener('abort', stop, { once: true });
     let written = false;
     thread.once('message', () => (written = true));
     thread.once('error', fail);
-    thread.once('exit', (code) => (written ? done() : fail(new Error(`the HNSW build thread stopped (exit code ${code}) before writing the graph`))));
+    thread.once('exit', (code) => {
+      signal?.removeEventListener('abort', stop);
+      if (written) done();
+      else fail(new Error(`the HNSW build thread stopped (exit code ${code}) before writing the graph`));
+    });
   });
 }
 

@@ -52,7 +52,7 @@ export async function buildHnsw(
   location: string,
   name: string,
   column: string,
-  options: { distanceType?: string; m?: number; efConstruction?: number },
+  options: { distanceType?: string; m?: number; efConstruction?: number; signal?: AbortSignal },
 ): Promise<HnswBuilt> {
   const space = SPACES[(options.distanceType ?? 'l2').toLowerCase()];
   if (!space) throw invalidInput(`distance_type '${options.distanceType}' is not one of l2, cosine, dot`);
@@ -70,14 +70,19 @@ export async function buildHnsw(
   const files = hnswFiles(location, name);
   await mkdir(`${location}/_hnsw`, { recursive: true });
   // Written under temporary names and renamed, so a reader never sees half an index.
-  await buildGraphOffThread({
-    meta: { column, space, dim, m: options.m ?? 16, efConstruction: options.efConstruction ?? 200, tableVersion },
-    vectors: await packedVectors(vectors, dim),
-    rowIds: packedRowIds(data.getChild('_rowid')!),
-    graphFile: `${files.graph}.tmp`,
-    rowIdsFile: `${files.rowIds}.tmp`,
-    metaFile: `${files.meta}.tmp`,
-  });
+  const temporary = { graphFile: `${files.graph}.tmp`, rowIdsFile: `${files.rowIds}.tmp`, metaFile: `${files.meta}.tmp` };
+  try {
+    const build = {
+      meta: { column, space, dim, m: options.m ?? 16, efConstruction: options.efConstruction ?? 200, tableVersion },
+      vectors: await packedVectors(vectors, dim),
+      rowIds: packedRowIds(data.getChild('_rowid')!),
+      ...temporary,
+    };
+    await buildGraphOffThread(build, options.signal);
+  } catch (e) {
+    await Promise.all(Object.values(temporary).map((path) => rm(path, { force: true })));
+    throw e;
+  }
   await rename(`${files.graph}.tmp`, files.graph);
   await rename(`${files.rowIds}.tmp`, files.rowIds);
   await rename(`${files.meta}.tmp`, files.meta);
