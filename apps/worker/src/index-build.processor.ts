@@ -96,9 +96,8 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
       }
     } catch (e) {
       if (canceled.signal.aborted) {
-        await this.indexes.dropTableIndex(ctx, job.data.table, job.data.indexName).catch(() => undefined);
         this.logger.log(`index build stopped: transaction ${job.data.transactionId} was canceled while '${build.index.name}' was being built`);
-        return 'canceled during the build; the build was stopped';
+        return await this.dropCanceled(ctx, job.data, 'canceled during the build; the build was stopped');
       }
       if (e instanceof CatalogError && e.code !== ErrorCode.ServiceUnavailable) throw new UnrecoverableError(e.message);
       // Lance refusing the request itself will refuse it again: retrying only delays the answer.
@@ -108,13 +107,16 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
       table.close();
     }
     const after = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId);
-    if (after.status === 'Canceled') {
-      await this.indexes.dropTableIndex(ctx, job.data.table, job.data.indexName).catch(() => undefined);
-      return 'canceled during the build; the built index was dropped';
-    }
+    if (after.status === 'Canceled') return this.dropCanceled(ctx, job.data, 'canceled during the build; the built index was dropped');
     await this.indexes.setStatus(ctx, job.data.transactionId, 'Succeeded', { ...detail, finished_at: new Date().toISOString() });
     this.logger.log(`index build succeeded: ${type} '${build.index.name}' on ${build.table.id.join('/')} (transaction ${job.data.transactionId})`);
     return 'built';
+  }
+
+  /** A canceled build leaves no index behind; answers `outcome`. */
+  private async dropCanceled(ctx: RequestContext, job: IndexBuildJob, outcome: string): Promise<string> {
+    await this.indexes.dropTableIndex(ctx, job.table, job.indexName).catch(() => undefined);
+    return outcome;
   }
 
   @OnWorkerEvent('failed')

@@ -58,9 +58,10 @@ export class HnswSearch {
 }
 
 /**
- * The fetched rows in the order of the hits, and the hits they are. Lance answers a take in the
- * order it was asked, so that is checked and used as it is; otherwise each row is put in its place,
- * and a row gone meanwhile (a write moved the shared handle on between search and take) is left out.
+ * The fetched rows in the order of the hits, and the hits they are. A take Lance answered in the
+ * order it was asked is used as it is; otherwise (Lance 0.37 answers in row-id order) each row is
+ * put in its place, and a row gone meanwhile (a write moved the shared handle on between search
+ * and take) is left out.
  */
 function inPageOrder<H extends { rowId: bigint }>(fetched: arrow.Table, page: H[]): { rows: arrow.Table; kept: H[] } {
   const ids = fetched.getChild('_rowid')!;

@@ -118,7 +118,7 @@ export class VersionService {
       await undo();
       throw e;
     }
-    return { undo, files, committed: () => void Promise.all(staged.map(([staging, event]) => this.finaliser.release(staging, event.data.manifestPath))) };
+    return { undo, files, committed: () => void Promise.all(staged.map(([staging, event]) => this.finaliser.release(staging, event.data.manifestPath))).catch(() => undefined) };
   }
 
   private async versionOnDisk(table: TableState, version: number | undefined): Promise<VersionRecord> {

@@ -83,9 +83,9 @@ export async function buildHnsw(
     await Promise.all(Object.values(temporary).map((path) => rm(path, { force: true })));
     throw e;
   }
-  await rename(`${files.graph}.tmp`, files.graph);
-  await rename(`${files.rowIds}.tmp`, files.rowIds);
-  await rename(`${files.meta}.tmp`, files.meta);
+  await rename(temporary.graphFile, files.graph);
+  await rename(temporary.rowIdsFile, files.rowIds);
+  await rename(temporary.metaFile, files.meta);
   return { tableVersion, indexedRows: data.numRows };
 }
 

@@ -62,14 +62,11 @@ export class ManifestFinaliser {
    * client naming some other file as its staging manifest must not get it deleted.
    */
   async release(stagingStorePath: string, finalStorePath: string): Promise<void> {
-    const staging = `/${stagingStorePath.replace(/^\/+/, '')}`;
-    const final = `/${finalStorePath.replace(/^\/+/, '')}`;
+    // Both paths were checked when the manifest was finalised.
+    const staging = this.local(stagingStorePath);
+    const final = this.local(finalStorePath);
     if (dirname(staging) !== dirname(final) || !basename(staging).startsWith(`${basename(final)}-`)) return;
-    try {
-      await unlink(this.local(stagingStorePath));
-    } catch {
-      // Already gone: nothing to clean up.
-    }
+    await unlink(staging).catch(() => undefined);
   }
 
   /** Removes a final manifest this process created, when the version it backs was not recorded. */

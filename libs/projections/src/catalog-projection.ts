@@ -105,14 +105,7 @@ export class CatalogProjection {
    * the whole digest takes seconds, which in one piece would hold every other request.
    */
   digest(): Promise<{ revision: number; digest: string }> {
-    return this.serialised(async () => {
-      const steps = digestSteps(this.current);
-      for (;;) {
-        const step = steps.next();
-        if (step.done) return { revision: this.current.revision, digest: step.value };
-        await new Promise((r) => setImmediate(r));
-      }
-    });
+    return this.serialised(async () => ({ revision: this.current.revision, digest: (await inTurns(digestSteps(this.current))).value }));
   }
 
   /** Waits for a snapshot being written, then writes one of what was folded since (graceful shutdown). */
@@ -144,18 +137,8 @@ export class CatalogProjection {
     const snapshots = this.snapshots!;
     try {
       // Taken inside the queue, so no event is folded while the state is copied; reads go on between steps.
-      const captured = await this.serialised(async () => {
-        const steps = this.current.imageSteps(TABLES_PER_STEP);
-        let longest = 0;
-        for (;;) {
-          const started = performance.now();
-          const step = steps.next();
-          longest = Math.max(longest, performance.now() - started);
-          if (step.done) return { image: step.value, ms: longest };
-          await new Promise((r) => setImmediate(r));
-        }
-      });
-      const { image } = captured;
+      const captured = await this.serialised(() => inTurns(this.current.imageSteps(TABLES_PER_STEP)));
+      const image = captured.value;
       if (image.revision < 0 || image.revision <= this.snapshotRevision) return;
       const [event] = await this.store.readStream(this.streamId, { fromRevision: image.revision, maxCount: 1 });
       if (!event || event.revision !== image.revision) return;
@@ -163,7 +146,7 @@ export class CatalogProjection {
       this.snapshotRevision = Math.max(this.snapshotRevision, image.revision);
       snapshots.log(
         `snapshot of '${this.database}' at revision ${image.revision} written: ${(written.bytes / 1048576).toFixed(1)} MiB, ` +
-          `longest copying step ${captured.ms.toFixed(0)} ms, longest encoding step ${written.longestStepMs.toFixed(0)} ms`,
+          `longest copying step ${captured.longestMs.toFixed(0)} ms, longest encoding step ${written.longestStepMs.toFixed(0)} ms`,
       );
     } catch (e) {
       snapshots.log(`snapshot of '${this.database}' not written: ${(e as Error).message}`);
@@ -191,5 +174,17 @@ export class CatalogProjection {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+}
+
+/** Runs `steps` to the end with a turn of the event loop between steps; reports the longest step. */
+async function inTurns<T>(steps: Generator<void, T, void>): Promise<{ value: T; longestMs: number }> {
+  let longestMs = 0;
+  for (;;) {
+    const started = performance.now();
+    const step = steps.next();
+    longestMs = Math.max(longestMs, performance.now() - started);
+    if (step.done) return { value: step.value, longestMs };
+    await new Promise((r) => setImmediate(r));
   }
 }
