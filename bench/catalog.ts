@@ -38,13 +38,31 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-async function load(url: string, pid: number, title: string, request: { method: 'GET' | 'POST'; path: (i: number) => string }): Promise<Load> {
+interface Route {
+  method: 'GET' | 'POST';
+  path: (i: number) => string;
+}
+const HEALTH: Route = { method: 'GET', path: () => '/healthz' };
+const WARM_UP_SECONDS = 2;
+/** Each row's SECONDS are split into this many turns, the rows taking turns. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+/** One autocannon run: what it answered, in how long, and the serving process's CPU meanwhile. */
+interface Run {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  cpuUs: number;
+}
+
+async function run(url: string, pid: number, title: string, request: Route, seconds: number): Promise<Run> {
   let i = 0;
   const cpuBefore = cpuOf(pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    duration: SECONDS,
+    duration: seconds,
     requests: [
       {
         method: request.method,
@@ -55,8 +73,18 @@ async function load(url: string, pid: number, title: string, request: { method: 
     ],
   });
   if (result.non2xx || result.errors) throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  const cpuUs = (cpuOf(pid) - cpuBefore) / result.requests.total;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs };
+  return { requests: result.requests.total, seconds: result.duration, p50: result.latency.p50, p99: result.latency.p99, cpuUs: cpuOf(pid) - cpuBefore };
+}
+
+/** Runs pooled: every request of every round over their whole time; the worst round's latencies. */
+function pooled(runs: Run[]): Load {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  return {
+    rps: requests / runs.reduce((t, r) => t + r.seconds, 0),
+    p50: Math.max(...runs.map((r) => r.p50)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    cpuUs: runs.reduce((c, r) => c + r.cpuUs, 0) / requests,
+  };
 }
 
 function startBare(): Promise<{ url: string; pid: number; stop: () => void }> {
@@ -108,13 +136,28 @@ async function reads(setup: (typeof READ_SETUPS)[number]): Promise<void> {
       console.log(`catalog holds ${tables} tables (declared in ${(populate.ms / 1000).toFixed(1)} s)`);
       const describe = { method: 'POST' as const, path: (i: number) => `/v1/table/ns%24t${(i * 7919) % tables}/describe` };
       const list = { method: 'GET' as const, path: (i: number) => `/v1/namespace/ns/table/list?limit=100&page_token=t${(i * 7919) % tables}` };
-      const bareDescribe = await load(bare.url, bare.pid, 'bare', describe);
-      const catalogDescribe = await load(server.url, server.pid, 'describe', describe);
-      const bareList = await load(bare.url, bare.pid, 'bare', list);
-      const catalogList = await load(server.url, server.pid, 'list', list);
-      // The same HTTP stack (Nest, hooks, auth, metrics, log) answering a constant: what the framework costs.
-      const health = await load(server.url, server.pid, 'healthz', { method: 'GET', path: () => '/healthz' });
-      report(`Catalog reads: ${tables} tables, ${CONNECTIONS} connections, ${SECONDS} s each, ${setup.label}`, [
+      // Untimed, on every route of both servers: no row is measured while its code is still cold.
+      for (const [url, pid, routes] of [[bare.url, bare.pid, [describe, list]], [server.url, server.pid, [describe, list, HEALTH]]] as const) {
+        for (const route of routes) await run(url, pid, 'warm-up', route, WARM_UP_SECONDS);
+      }
+      // The rows take turns, ROUNDS times, so that load from elsewhere on this shared machine falls
+      // on each alike; each row is reported over all its rounds.
+      const rows = {
+        bareDescribe: [bare.url, bare.pid, describe],
+        catalogDescribe: [server.url, server.pid, describe],
+        bareList: [bare.url, bare.pid, list],
+        catalogList: [server.url, server.pid, list],
+        // The same HTTP stack (hooks, auth, metrics, log) answering a constant: what the framework costs.
+        health: [server.url, server.pid, HEALTH],
+      } as const;
+      const runs = Object.fromEntries(Object.keys(rows).map((k) => [k, [] as Run[]])) as Record<keyof typeof rows, Run[]>;
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [name, [url, pid, route]] of Object.entries(rows) as Array<[keyof typeof rows, (typeof rows)[keyof typeof rows]]>) {
+          runs[name].push(await run(url, pid, name, route, SECONDS / ROUNDS));
+        }
+      }
+      const [bareDescribe, catalogDescribe, bareList, catalogList, health] = (Object.keys(rows) as Array<keyof typeof rows>).map((k) => pooled(runs[k]));
+      report(`Catalog reads: ${tables} tables, ${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} turns, ${setup.label}`, [
         row('bare Fastify route (baseline)', bareDescribe, bareDescribe),
         row('GET /healthz through the same stack', health, bareDescribe),
         row('DescribeTable (location only)', catalogDescribe, bareDescribe),

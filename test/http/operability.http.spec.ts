@@ -11,6 +11,16 @@ function logLines(server: RunningServer): any[] {
     .map((l) => JSON.parse(l));
 }
 
+/** Waits for a log line that satisfies `match`: access lines are written in batches, at most 100 ms apart. */
+async function logLine(server: RunningServer, match: (line: any) => boolean): Promise<any> {
+  for (let waited = 0; waited < 5_000; waited += 25) {
+    const line = logLines(server).find(match);
+    if (line) return line;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('no such log line within 5 s');
+}
+
 describe('operability', () => {
   let server: RunningServer;
   let api: Api;
@@ -33,9 +43,8 @@ describe('operability', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const kept = await api.post('/v1/namespace/ops/describe', {}, { 'x-request-id': 'trace-123' });
     expect(kept.headers.get('x-request-id')).toBe('trace-123');
-    await new Promise((r) => setTimeout(r, 100));
+    await logLine(server, (l) => l.reqId === 'trace-123' && l.res?.statusCode === 200);
     const lines = logLines(server);
-    expect(lines.some((l) => l.reqId === 'trace-123' && l.res?.statusCode === 200)).toBe(true);
     expect(lines.every((l) => typeof l.level === 'number' && typeof l.time === 'number')).toBe(true);
   });
 
@@ -45,10 +54,9 @@ describe('operability', () => {
       const own = new Api(quiet.url);
       expect((await own.post('/v1/namespace/fine/create', {}, { 'x-request-id': 'ok-1' })).status).toBe(200);
       expect((await own.post('/v1/namespace/missing/describe', {}, { 'x-request-id': 'bad-1' })).status).toBe(404);
-      await new Promise((r) => setTimeout(r, 100));
-      const lines = logLines(quiet);
-      expect(lines.some((l) => l.reqId === 'bad-1' && l.res?.statusCode === 404 && l.req?.url === '/v1/namespace/missing/describe')).toBe(true);
-      expect(lines.some((l) => l.reqId === 'ok-1')).toBe(false);
+      await logLine(quiet, (l) => l.reqId === 'bad-1' && l.res?.statusCode === 404 && l.req?.url === '/v1/namespace/missing/describe');
+      // Written in the same batch as bad-1, or earlier, had it been logged.
+      expect(logLines(quiet).some((l) => l.reqId === 'ok-1')).toBe(false);
     } finally {
       await quiet.stop();
     }

@@ -18,27 +18,32 @@ import { VersionController } from './controllers/version.controller';
 import { ErrorFilter } from './http/error-filter';
 import { RestRequests } from './http/rest-request.factory';
 
+/**
+ * The REST binding's controllers. They are providers rather than Nest controllers: bootstrap.ts
+ * binds their routes on Fastify itself (see bindControllerRoutes).
+ */
+export const API_CONTROLLERS = [
+  HealthController,
+  MetricsController,
+  NamespaceController,
+  TableController,
+  VersionController,
+  DataController,
+  IndexController,
+  MutationController,
+  TagController,
+  EnterpriseController,
+  TransactionController,
+  HistoryController,
+];
+
 @Module({})
 export class ApiModule {
   static forConfig(config: AppConfig, extra: DynamicModule[] = []): DynamicModule {
     return {
       module: ApiModule,
       imports: [ConfigModule.forConfig(config), CatalogModule, ...extra],
-      controllers: [
-        HealthController,
-        MetricsController,
-        NamespaceController,
-        TableController,
-        VersionController,
-        DataController,
-        IndexController,
-        MutationController,
-        TagController,
-        EnterpriseController,
-        TransactionController,
-        HistoryController,
-      ],
-      providers: [RestRequests, { provide: APP_FILTER, useClass: ErrorFilter }],
+      providers: [RestRequests, ...API_CONTROLLERS, { provide: APP_FILTER, useClass: ErrorFilter }],
     };
   }
 }

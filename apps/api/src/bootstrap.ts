@@ -8,12 +8,13 @@ import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import type { Logger as PinoLogger } from 'pino';
 import { JsonLogger, Metrics, accessLog, createLogger } from '@app/core';
-import { ApiModule } from './api.module';
+import { API_CONTROLLERS, ApiModule } from './api.module';
 import { installQueueDashboard } from './admin/install-queue-dashboard';
 import { installAuth } from './auth/auth.hooks';
 import { installRateLimit } from './auth/rate-limit';
 import { authenticatorFor } from './auth/authenticator.factory';
 import { installDocs } from './openapi/install-docs';
+import { bindControllerRoutes } from './http/controller-routes';
 
 /** Builds the HTTP application: Fastify configured for the REST binding's encodings. */
 export async function createApiApp(config: AppConfig, extra: DynamicModule[] = []): Promise<NestFastifyApplication> {
@@ -92,6 +93,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
   await installDocs(app);
   await installQueueDashboard(app);
+  // Last, so that every hook above applies to the REST binding's routes and sees them registered.
+  bindControllerRoutes(fastify, API_CONTROLLERS.map((c) => app.get<object>(c)));
   return app;
 }
 
