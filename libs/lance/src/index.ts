@@ -11,3 +11,4 @@ export * from './index-config';
 export * from './hnsw-index';
 export * from './row-id-sets';
 export * from './handle-cache';
+export * from './writer-connections';
