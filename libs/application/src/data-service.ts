@@ -10,7 +10,7 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { ArrowBody, AsWriter, LanceTables, TableQuery, buildLanceQuery, listManifestsOnDisk } from '@app/lance';
+import { ArrowBody, AsWriter, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, withIpcFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataChange, DataChangeHandoff, RecordedChange } from './data-change-handoff';
@@ -140,10 +140,12 @@ export class DataService {
       const change = { tableUuid: table.uuid, operation, rows } as const;
       let recorded: RecordedChange | undefined;
       const added = await this.use(ctx, table, 'write', (dataset, writer) =>
-        this.expecting(ctx, writer, change, (r) => (recorded = r), () =>
-          dataset.add(req.data.table, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' }).catch((e) => {
-            throw lanceInputError(e, 'inserting failed', true);
-          }),
+        withIpcFile(req.data, (file) =>
+          this.expecting(ctx, writer, change, (r) => (recorded = r), () =>
+            addIpcFile(dataset, file, req.mode === 'Overwrite' ? 'overwrite' : 'append').catch((e) => {
+              throw lanceInputError(e, 'inserting failed', true);
+            }),
+          ),
         ),
       );
       written = await this.recorded(ctx, req.id, change, added.version, recorded);

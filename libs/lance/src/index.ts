@@ -12,3 +12,5 @@ export * from './hnsw-index';
 export * from './row-id-sets';
 export * from './handle-cache';
 export * from './writer-connections';
+export * from './ipc-file';
+export * from './ipc-add';
