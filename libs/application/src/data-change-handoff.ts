@@ -16,7 +16,9 @@ export interface RecordedChange {
   version: number;
 }
 
-class Expected {
+/** One write's change, under a transaction of its own, waiting for a commit of that write to carry it. */
+export class ExpectedChange {
+  /** Set once a commit carried the change and their append is durable. */
   recorded?: RecordedChange;
   /** Carried by a commit whose group is not through yet: no second commit may carry it meanwhile. */
   riding = false;
@@ -24,7 +26,23 @@ class Expected {
   constructor(
     readonly change: DataChange,
     readonly metadata: EventMetadata,
+    private readonly expected: Map<string, ExpectedChange>,
   ) {}
+
+  /**
+   * Runs `write`, whose commits carry `writer` (none: they do not come through this catalog),
+   * expecting one of them here.
+   */
+  async during<T>(writer: string | undefined, write: () => Promise<T>): Promise<T> {
+    if (writer === undefined) return write();
+    if (this.expected.has(writer)) throw new Error(`writer ${writer} is already writing`);
+    this.expected.set(writer, this);
+    try {
+      return await write();
+    } finally {
+      this.expected.delete(writer);
+    }
+  }
 }
 
 /**
@@ -40,24 +58,10 @@ class Expected {
  * before committing leaves nothing.
  */
 export class DataChangeHandoff {
-  private readonly expected = new Map<string, Expected>();
+  private readonly expected = new Map<string, ExpectedChange>();
 
-  /** Runs `write`, expecting its commit here; says where its change was recorded, if a commit carried it. */
-  async during<T>(
-    ctx: RequestContext,
-    writer: string,
-    change: DataChange,
-    write: () => Promise<T>,
-  ): Promise<{ value: T; recorded?: RecordedChange }> {
-    if (this.expected.has(writer)) throw new Error(`writer ${writer} is already writing`);
-    const expected = new Expected(change, eventMetadata(ctx, `${change.operation}Table`));
-    this.expected.set(writer, expected);
-    try {
-      const value = await write();
-      return { value, recorded: expected.recorded };
-    } finally {
-      this.expected.delete(writer);
-    }
+  expect(ctx: RequestContext, change: DataChange): ExpectedChange {
+    return new ExpectedChange(change, eventMetadata(ctx, `${change.operation}Table`), this.expected);
   }
 
   /** The change a commit by `writer` of version `version` of table `id` carries, if a write here expects it. */

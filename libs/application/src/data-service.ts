@@ -10,10 +10,10 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { ArrowBody, AsWriter, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, withIpcFile } from '@app/lance';
+import { ArrowBody, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, withIpcFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
-import { DataChange, DataChangeHandoff, RecordedChange } from './data-change-handoff';
+import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-handoff';
 import { HnswSearch } from './hnsw-search';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
@@ -137,18 +137,17 @@ export class DataService {
     if (await this.isOnlyDeclared(table)) {
       written = await this.writeFresh(ctx, table, req.data.table, 'create', operation);
     } else {
-      const change = { tableUuid: table.uuid, operation, rows } as const;
-      let recorded: RecordedChange | undefined;
+      const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
       const added = await this.use(ctx, table, 'write', (dataset, writer) =>
         withIpcFile(req.data, (file) =>
-          this.expecting(ctx, writer, change, (r) => (recorded = r), () =>
+          expected.during(writer, () =>
             addIpcFile(dataset, file, req.mode === 'Overwrite' ? 'overwrite' : 'append').catch((e) => {
               throw lanceInputError(e, 'inserting failed', true);
             }),
           ),
         ),
       );
-      written = await this.recorded(ctx, req.id, change, added.version, recorded);
+      written = await this.recorded(ctx, req.id, expected, added.version);
     }
     return { transaction_id: written.transactionId, num_inserted_rows: rows, version: written.version };
   }
@@ -164,36 +163,21 @@ export class DataService {
     mode: 'create' | 'overwrite',
     operation: DataChange['operation'],
   ): Promise<RecordedWrite> {
-    const change = { tableUuid: table.uuid, operation, rows: data.numRows };
-    let recorded: RecordedChange | undefined;
-    const asWriter: AsWriter = (writer, write) => this.expecting(ctx, writer, change, (r) => (recorded = r), write);
+    const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows: data.numRows });
     let version: number;
     try {
-      version = await this.lance.createAt(ctx.database, table, data, mode, asWriter);
+      version = await this.lance.createAt(ctx.database, table, data, mode, (writer, write) => expected.during(writer, write));
     } catch (e) {
       throw lanceInputError(e, 'writing the table failed', true);
     }
-    return this.recorded(ctx, table.id, change, version, recorded);
-  }
-
-  /** Runs `write` expecting its commit to carry `change` when it goes through `writer`. */
-  private async expecting<T>(
-    ctx: RequestContext,
-    writer: string | undefined,
-    change: DataChange,
-    onRecorded: (recorded: RecordedChange | undefined) => void,
-    write: () => Promise<T>,
-  ): Promise<T> {
-    if (writer === undefined) return write();
-    const { value, recorded } = await this.handoff.during(ctx, writer, change, write);
-    onRecorded(recorded);
-    return value;
+    return this.recorded(ctx, table.id, expected, version);
   }
 
   /** The write's record: the one its commit carried, or one appended now when none did. */
-  private async recorded(ctx: RequestContext, id: ObjectId, change: DataChange, version: number, recorded?: RecordedChange): Promise<RecordedWrite> {
-    if (recorded) return { version, transactionId: recorded.transactionId };
-    return { version, transactionId: await this.recordDataChange(ctx, id, change.operation, version, change.rows) };
+  private async recorded(ctx: RequestContext, id: ObjectId, expected: ExpectedChange, version: number): Promise<RecordedWrite> {
+    if (expected.recorded) return { version, transactionId: expected.recorded.transactionId };
+    const { operation, rows } = expected.change;
+    return { version, transactionId: await this.recordDataChange(ctx, id, operation, version, rows) };
   }
 
   async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string }): Promise<number> {

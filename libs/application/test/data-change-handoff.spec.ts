@@ -61,7 +61,9 @@ describe('a data change riding on its own commit', () => {
 
   it('is appended with the commit, in one append, under its own transaction', async () => {
     const before = appends();
-    const { value, recorded } = await handoff.during(insertCtx, 'writer-1', { tableUuid: tables.t.uuid, operation: 'Insert', rows: 10 }, () => commit('t', 1, 'writer-1'));
+    const expected = handoff.expect(insertCtx, { tableUuid: tables.t.uuid, operation: 'Insert', rows: 10 });
+    const value = await expected.during('writer-1', () => commit('t', 1, 'writer-1'));
+    const { recorded } = expected;
     expect(appends() - before).toBe(1);
     const [created, changed] = (await events()).slice(-2);
     expect(created.type).toBe('TableVersionCreated');
@@ -76,7 +78,8 @@ describe('a data change riding on its own commit', () => {
 
   it('rides on the retry of a refused commit, and on one commit only', async () => {
     const count = (await events()).length;
-    const { recorded } = await handoff.during(insertCtx, 'writer-1', { tableUuid: tables.t.uuid, operation: 'Insert', rows: 5 }, async () => {
+    const expected = handoff.expect(insertCtx, { tableUuid: tables.t.uuid, operation: 'Insert', rows: 5 });
+    await expected.during('writer-1', async () => {
       // Version 1 exists: refused with 409 code 14, as Lance sees when another writer won the race.
       const refused = await commit('t', 1, 'writer-1').catch((e) => e);
       expect((refused as CatalogError).code).toBe(14);
@@ -87,19 +90,18 @@ describe('a data change riding on its own commit', () => {
     const added = (await events()).slice(count);
     expect(added.map((e) => e.type)).toEqual(['TableVersionCreated', 'TableDataChanged', 'TableVersionCreated']);
     expect(added[1].data).toMatchObject({ version: 2, rows: 5 });
-    expect(recorded).toEqual({ transactionId: added[1].metadata.transactionId, version: 2 });
+    expect(expected.recorded).toEqual({ transactionId: added[1].metadata.transactionId, version: 2 });
   });
 
   it('stays with its write: another writer, no writer, another table or a write that never commits carry nothing', async () => {
     const count = (await events()).length;
     const change = { tableUuid: tables.t.uuid, operation: 'Overwrite', rows: 1 } as const;
-    const results = [
-      await handoff.during(insertCtx, 'writer-2', change, () => commit('t', 4, 'writer-3')),
-      await handoff.during(insertCtx, 'writer-2', change, () => commit('t', 5)),
-      await handoff.during(insertCtx, 'writer-2', change, () => commit('other', 1, 'writer-2')),
-      await handoff.during(insertCtx, 'writer-2', change, async () => 'failed before committing'),
-    ];
-    expect(results.map((r) => r.recorded)).toEqual([undefined, undefined, undefined, undefined]);
+    const expectations = [1, 2, 3, 4].map(() => handoff.expect(insertCtx, change));
+    await expectations[0].during('writer-2', () => commit('t', 4, 'writer-3'));
+    await expectations[1].during('writer-2', () => commit('t', 5));
+    await expectations[2].during('writer-2', () => commit('other', 1, 'writer-2'));
+    await expectations[3].during('writer-2', async () => 'failed before committing');
+    expect(expectations.map((e) => e.recorded)).toEqual([undefined, undefined, undefined, undefined]);
     expect((await events()).slice(count).map((e) => e.type)).toEqual(['TableVersionCreated', 'TableVersionCreated', 'TableVersionCreated']);
     // And once the write is over, its writer's next commit carries nothing either.
     await commit('t', 6, 'writer-2');

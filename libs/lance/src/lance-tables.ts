@@ -4,7 +4,7 @@ import { basename, dirname } from 'node:path';
 import { HandleCache } from './handle-cache';
 import { JsonArrowSchema, toJsonArrowSchema } from './json-arrow-schema';
 import { manifestStats } from './manifest-stats';
-import { WriterConnections, WriterLease } from './writer-connections';
+import { WriterConnections, WriterHandle } from './writer-connections';
 
 /** What the catalog says about a managed table: which one it is and its latest version. */
 export interface ManagedTableRef {
@@ -20,23 +20,6 @@ export interface ManagedTableRef {
 export type AsWriter = <T>(writer: string, write: () => Promise<T>) => Promise<T>;
 
 const plainWrite: AsWriter = (_writer, write) => write();
-
-/** A cached handle and the writer connection it was opened through (it keeps it until it closes). */
-class WriterHandle {
-  constructor(
-    readonly table: lancedb.Table,
-    private readonly lease: WriterLease,
-  ) {}
-
-  get writer(): string {
-    return this.lease.writer;
-  }
-
-  close(): void {
-    this.table.close();
-    this.lease.release();
-  }
-}
 
 export interface TableDetails {
   version: number;

@@ -58,3 +58,20 @@ export class WriterConnections {
     this.idle.clear();
   }
 }
+
+/** A table handle and the writer connection it was opened through, which it keeps until it closes. */
+export class WriterHandle {
+  constructor(
+    readonly table: lancedb.Table,
+    private readonly lease: WriterLease,
+  ) {}
+
+  get writer(): string {
+    return this.lease.writer;
+  }
+
+  close(): void {
+    this.table.close();
+    this.lease.release();
+  }
+}
