@@ -21,7 +21,9 @@ import { BenchServer, closeClient, post, postArrow, postForBytes, report, scratc
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DIM = Number(process.env.BENCH_DIM ?? 64);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
+/** 0 skips the query comparisons (the IVF_PQ build still runs unless BENCH_IVF=0). */
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
+/** 0 skips the count comparison. */
 const COUNTS = Number(process.env.BENCH_COUNTS ?? 200);
 /** 0 skips the queries without an index (a full scan each: the slowest part at 1M rows). */
 const FLAT = process.env.BENCH_FLAT !== '0';
@@ -239,11 +241,11 @@ async function main(): Promise<void> {
     if (GROWTH) return await growth(sides);
     const { time, table } = await insertAll(sides, 'bench', batchesOf(ROWS));
     report(`Insert ${ROWS} rows of ${DIM}-d vectors in batches of ${BATCH}`, insertRows(ROWS, time));
-    await countBoth(server, table, 'bench');
-    if (FLAT) await queryBoth(server, table, 'bench', 'no index');
+    if (COUNTS > 0) await countBoth(server, table, 'bench');
+    if (FLAT && QUERIES > 0) await queryBoth(server, table, 'bench', 'no index');
     if (IVF) {
       await ivf(server, table, 'bench');
-      await queryBoth(server, table, 'bench', 'IVF_PQ index (16 partitions)');
+      if (QUERIES > 0) await queryBoth(server, table, 'bench', 'IVF_PQ index (16 partitions)');
     }
     table.close();
     if (HNSW_ROWS > 0) await hnsw(sides);

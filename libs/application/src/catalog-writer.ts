@@ -6,6 +6,8 @@ import { RequestContext } from './request-context';
 
 export interface Decision<R> {
   events: CatalogEvent[];
+  /** Another command's events carried in the same append, under that command's own metadata. */
+  riders?: Rider[];
   /** Builds the answer once the events are durable (or when there was nothing to append). */
   result: (transactionId: string | undefined) => R;
   /** Side effects that must be in place before the events may be appended (manifest finalisation). */
@@ -19,6 +21,17 @@ export interface Prepared {
   files?: JournaledFile[];
   /** Runs once the events are durable: cleaning up what only the commit needed. */
   committed?: () => void;
+}
+
+/**
+ * Events of a command decided elsewhere that ride on this decision's append: a server-side write's
+ * TableDataChanged on the commit that wrote its version, so the two take one durable write.
+ */
+export interface Rider {
+  metadata: EventMetadata;
+  events: CatalogEvent[];
+  /** Told, once the group is through, whether the events were appended (they may ride again on a retry). */
+  settled(appended: boolean): void;
 }
 
 const MAX_ATTEMPTS = 25;
@@ -68,13 +81,7 @@ export class CatalogWriter {
   ) {}
 
   execute<R>(request: RequestContext, operation: string, decide: (view: CatalogView, metadata: EventMetadata) => Decision<R>): Promise<R> {
-    const metadata: EventMetadata = {
-      transactionId: randomUUID(),
-      operation,
-      occurredAt: new Date().toISOString(),
-      ...(Object.keys(request.context).length ? { context: request.context } : {}),
-      ...(request.principal ? { principal: request.principal } : {}),
-    };
+    const metadata = eventMetadata(request, operation);
     return new Promise<R>((resolve, reject) => {
       const item: Pending = { request, metadata, decide, resolve: resolve as (v: unknown) => void, reject, attempts: 0 };
       const queue = this.queues.get(request.database);
@@ -135,9 +142,28 @@ export class CatalogWriter {
         continue;
       }
       for (const event of decision.events) evolve(draft, { event, metadata: item.metadata, revision: -1 });
+      for (const rider of decision.riders ?? []) for (const event of rider.events) evolve(draft, { event, metadata: rider.metadata, revision: -1 });
       accepted.push({ item, decision });
     }
     if (accepted.length === 0) return [];
+    const notAppended = () => {
+      for (const a of accepted) for (const rider of a.decision.riders ?? []) rider.settled(false);
+    };
+    const outcome = await this.prepareAndAppend(projection, expected, accepted).catch((e) => {
+      notAppended();
+      throw e;
+    });
+    if (!outcome.appended) notAppended();
+    return outcome.retry;
+  }
+
+  /** Prepares the accepted commands' side effects and appends their events; says what to run again. */
+  private async prepareAndAppend(
+    projection: Awaited<ReturnType<ProjectionRegistry['currentNow']>>,
+    expected: number,
+    accepted: Accepted[],
+  ): Promise<{ appended: boolean; retry: Pending[] }> {
+    const again = (retry: Pending[]) => ({ appended: false, retry });
 
     // Side effects (manifest finalisation) run side by side: their fsyncs overlap.
     const prepared = await Promise.allSettled(accepted.map((a) => (a.decision.prepare ? a.decision.prepare() : Promise.resolve(undefined))));
@@ -156,10 +182,13 @@ export class CatalogWriter {
           else retry.push(a.item);
         }),
       );
-      return retry;
+      return again(retry);
     }
 
-    const records = accepted.flatMap((a) => a.decision.events.map((event) => ({ type: event.type, data: event.data, metadata: a.item.metadata })));
+    const records = accepted.flatMap((a) => [
+      ...a.decision.events.map((event) => ({ type: event.type, data: event.data, metadata: a.item.metadata })),
+      ...(a.decision.riders ?? []).flatMap((r) => r.events.map((event) => ({ type: event.type, data: event.data, metadata: r.metadata }))),
+    ]);
     const files = accepted.flatMap((a) => a.prepared?.files ?? []);
     let appended;
     try {
@@ -173,22 +202,27 @@ export class CatalogWriter {
           else await fail(a.item, new CatalogError(ErrorCode.ConcurrentModification, 'too many concurrent writers; retry the request'));
         }
         if (retry.length) await pause(Math.min(...retry.map((r) => r.attempts)));
-        return retry;
+        return again(retry);
       }
       await Promise.all(accepted.map((a) => fail(a.item, toCatalogError(e))));
-      return [];
+      return again([]);
     }
     let revision = appended.nextExpectedRevision - records.length + 1;
     const envelopes: CatalogEnvelope[] = [];
-    for (const a of accepted) for (const event of a.decision.events) envelopes.push({ event, metadata: a.item.metadata, revision: revision++ });
+    for (const a of accepted) {
+      for (const event of a.decision.events) envelopes.push({ event, metadata: a.item.metadata, revision: revision++ });
+      for (const rider of a.decision.riders ?? []) for (const event of rider.events) envelopes.push({ event, metadata: rider.metadata, revision: revision++ });
+    }
     // The events are durable; if folding them here fails, the next catch-up reads them back.
     await projection.applyAppended(envelopes).catch(() => undefined);
+    // Riders learn first: a rider's owner is waiting for the answer this group is about to give.
+    for (const a of accepted) for (const rider of a.decision.riders ?? []) rider.settled(true);
     for (const a of accepted) {
       a.item.undo = undefined;
       a.prepared?.committed?.();
       settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
     }
-    return [];
+    return { appended: true, retry: [] };
   }
 }
 
@@ -215,6 +249,17 @@ async function fail(item: Pending, error: unknown): Promise<void> {
 
 function chain(first: (() => Promise<void>) | undefined, then: () => Promise<void>): () => Promise<void> {
   return first ? async () => (await then(), await first()) : then;
+}
+
+/** The metadata of a command's events: a fresh transaction, and who asked, when and with what context. */
+export function eventMetadata(request: RequestContext, operation: string): EventMetadata {
+  return {
+    transactionId: randomUUID(),
+    operation,
+    occurredAt: new Date().toISOString(),
+    ...(Object.keys(request.context).length ? { context: request.context } : {}),
+    ...(request.principal ? { principal: request.principal } : {}),
+  };
 }
 
 export async function unavailableAs503<T>(work: () => Promise<T>): Promise<T> {

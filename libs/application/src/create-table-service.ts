@@ -38,15 +38,15 @@ export class CreateTableService {
       await this.tables.declareTable(ctx, { id: req.id, location: req.location, properties: req.properties });
       table = await this.data.table(ctx, req.id);
     }
-    let version: number;
+    let written;
     try {
-      version = await this.data.writeFresh(ctx, table, req.data, existing && req.mode === 'Overwrite' ? 'overwrite' : 'create');
+      const overwrite = existing && req.mode === 'Overwrite';
+      written = await this.data.writeFresh(ctx, table, req.data, overwrite ? 'overwrite' : 'create', existing ? 'Overwrite' : 'Create');
     } catch (e) {
       // Nothing half-written: a table this request declared goes again if its data cannot be written.
       if (!existing) await this.tables.dropTable(ctx, req.id).catch(() => undefined);
       throw e;
     }
-    const transactionId = await this.data.recordDataChange(ctx, req.id, existing ? 'Overwrite' : 'Create', version, req.data.numRows);
-    return { transaction_id: transactionId, location: table.location, version, storage_options: {}, properties: table.properties };
+    return { transaction_id: written.transactionId, location: table.location, version: written.version, storage_options: {}, properties: table.properties };
   }
 }

@@ -10,9 +10,10 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { LanceTables, TableQuery, buildLanceQuery, listManifestsOnDisk } from '@app/lance';
+import { ArrowBody, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, withIpcFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-handoff';
 import { HnswSearch } from './hnsw-search';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
@@ -20,21 +21,30 @@ import { RequestContext } from './request-context';
 export type InsertMode = 'Append' | 'Overwrite';
 export const INSERT_MODES: readonly InsertMode[] = ['Append', 'Overwrite'];
 
+/** A write's version and the transaction of its TableDataChanged. */
+export interface RecordedWrite {
+  version: number;
+  transactionId: string | undefined;
+}
+
 /**
  * The server-side data plane. Every write opens the table through this catalog (managed tables)
- * so Lance's commit arrives as `version/create`, and is then recorded as a TableDataChanged event
- * whose transaction the caller gets back.
+ * so Lance's commit arrives as `version/create`, and is recorded as a TableDataChanged event whose
+ * transaction the caller gets back: in the commit's own append when the rows are known up front
+ * and the commit reaches this process (see DataChangeHandoff), in an append of its own otherwise.
  */
 export class DataService {
   private readonly hnsw: HnswSearch;
+  private readonly handoff: DataChangeHandoff;
 
   constructor(
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
-    options: { hnswGraphs?: number } = {},
+    options: { hnswGraphs?: number; handoff?: DataChangeHandoff } = {},
   ) {
     this.hnsw = new HnswSearch(options.hnswGraphs ?? 8);
+    this.handoff = options.handoff ?? new DataChangeHandoff();
   }
 
   async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
@@ -73,16 +83,23 @@ export class DataService {
   /**
    * Runs `work` on the table. The latest version of a managed table is served from this process's
    * cached handle, made current with the catalog first (see LanceTables.withLatest); `write` work on
-   * it is serialised per table. Anything else gets a handle opened for this call.
+   * it is serialised per table and told the handle's writer id. Anything else gets a handle opened
+   * for this call.
    */
-  async use<T>(ctx: RequestContext, table: TableState, access: 'read' | 'write', work: (t: LanceTable) => Promise<T>, version?: number): Promise<T> {
+  async use<T>(
+    ctx: RequestContext,
+    table: TableState,
+    access: 'read' | 'write',
+    work: (t: LanceTable, writer?: string) => Promise<T>,
+    version?: number,
+  ): Promise<T> {
     await this.refuseOnlyDeclared(table);
     if (table.managedVersioning && version === undefined) {
       let opened = false;
       return this.lance
-        .withLatest(ctx.database, table, access, (t) => {
+        .withLatest(ctx.database, table, access, (t, writer) => {
           opened = true;
-          return work(t);
+          return work(t, writer);
         })
         .catch((e) => {
           throw opened ? e : lanceInputError(e, 'opening the table failed');
@@ -112,35 +129,55 @@ export class DataService {
     }
   }
 
-  async insertIntoTable(ctx: RequestContext, req: { id: ObjectId; mode: InsertMode; data: arrow.Table }) {
+  async insertIntoTable(ctx: RequestContext, req: { id: ObjectId; mode: InsertMode; data: ArrowBody }) {
     const table = await this.table(ctx, req.id);
-    let version: number;
+    const rows = req.data.table.numRows;
+    const operation = req.mode === 'Overwrite' ? 'Overwrite' : 'Insert';
+    let written: RecordedWrite;
     if (await this.isOnlyDeclared(table)) {
-      version = await this.writeFresh(ctx, table, req.data, 'create');
+      written = await this.writeFresh(ctx, table, req.data.table, 'create', operation);
     } else {
-      const added = await this.use(ctx, table, 'write', async (dataset) => {
-        try {
-          return await dataset.add(req.data, { mode: req.mode === 'Overwrite' ? 'overwrite' : 'append' });
-        } catch (e) {
-          throw lanceInputError(e, 'inserting failed', true);
-        }
-      });
-      version = added.version;
+      const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
+      const added = await this.use(ctx, table, 'write', (dataset, writer) =>
+        withIpcFile(req.data, (file) =>
+          expected.during(writer, () =>
+            addIpcFile(dataset, file, req.mode === 'Overwrite' ? 'overwrite' : 'append').catch((e) => {
+              throw lanceInputError(e, 'inserting failed', true);
+            }),
+          ),
+        ),
+      );
+      written = await this.recorded(ctx, req.id, expected, added.version);
     }
-    const transactionId = await this.recordDataChange(ctx, req.id, req.mode === 'Overwrite' ? 'Overwrite' : 'Insert', version, req.data.numRows);
-    return { transaction_id: transactionId, num_inserted_rows: req.data.numRows, version };
+    return { transaction_id: written.transactionId, num_inserted_rows: rows, version: written.version };
   }
 
-  /** Writes data into a declared table, or replaces a table's content with a new schema (Overwrite). */
-  async writeFresh(ctx: RequestContext, table: TableState, data: arrow.Table, mode: 'create' | 'overwrite'): Promise<number> {
+  /**
+   * Writes data into a declared table, or replaces a table's content with a new schema (Overwrite),
+   * and records the write as `operation`.
+   */
+  async writeFresh(
+    ctx: RequestContext,
+    table: TableState,
+    data: arrow.Table,
+    mode: 'create' | 'overwrite',
+    operation: DataChange['operation'],
+  ): Promise<RecordedWrite> {
+    const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows: data.numRows });
+    let version: number;
     try {
-      const created = await this.lance.createAt(ctx.database, table, data, mode);
-      const version = await created.version();
-      created.close();
-      return version;
+      version = await this.lance.createAt(ctx.database, table, data, mode, (writer, write) => expected.during(writer, write));
     } catch (e) {
       throw lanceInputError(e, 'writing the table failed', true);
     }
+    return this.recorded(ctx, table.id, expected, version);
+  }
+
+  /** The write's record: the one its commit carried, or one appended now when none did. */
+  private async recorded(ctx: RequestContext, id: ObjectId, expected: ExpectedChange, version: number): Promise<RecordedWrite> {
+    if (expected.recorded) return { version, transactionId: expected.recorded.transactionId };
+    const { operation, rows } = expected.change;
+    return { version, transactionId: await this.recordDataChange(ctx, id, operation, version, rows) };
   }
 
   async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string }): Promise<number> {

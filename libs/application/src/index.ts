@@ -8,6 +8,7 @@ export * from './transaction-service';
 export * from './history-service';
 export * from './version-json';
 export * from './data-service';
+export * from './data-change-handoff';
 export * from './lance-errors';
 export * from './create-table-service';
 export * from './index-queue.port';

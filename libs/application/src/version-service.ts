@@ -21,6 +21,7 @@ import {
 import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
+import { DataChangeHandoff } from './data-change-handoff';
 import { RequestContext } from './request-context';
 import { tableVersionJson } from './version-json';
 
@@ -33,6 +34,8 @@ export class VersionService {
     private readonly finaliser: ManifestFinaliser,
     /** `journaled` when the event store records manifests with their events (see ManifestFinaliser). */
     private readonly durability: 'synced' | 'journaled' = 'synced',
+    /** This process's own writes, whose data changes ride on their commits. */
+    private readonly handoff?: DataChangeHandoff,
   ) {}
 
   private view(ctx: RequestContext) {
@@ -63,11 +66,14 @@ export class VersionService {
     return { version: tableVersionJson(record) };
   }
 
-  createTableVersion(ctx: RequestContext, cmd: CreateTableVersion) {
+  /** `writer`: the id of the server's own writer connection that made this commit, if it says so. */
+  createTableVersion(ctx: RequestContext, cmd: CreateTableVersion, writer?: string) {
     return this.writer.execute(ctx, 'CreateTableVersion', (view) => {
       const events = decideCreateTableVersion(view, cmd);
+      const rider = this.handoff?.riderFor(view, writer, cmd.id, cmd.version);
       return {
         events,
+        ...(rider ? { riders: [rider] } : {}),
         prepare: () => this.finalise([[cmd.stagingManifestPath, events[0] as VersionCreated]]),
         result: (transactionId) => ({ version: versionJsonOf(events[0] as VersionCreated), transaction_id: transactionId }),
       };

@@ -4,6 +4,7 @@ import {
   BatchCommitService,
   CatalogWriter,
   CreateTableService,
+  DataChangeHandoff,
   DataMutationService,
   DataService,
   HistoryService,
@@ -87,11 +88,13 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
             })
           : null,
     },
+    // Shared by the data plane (its writes) and version/create (their commits).
+    { provide: DataChangeHandoff, useFactory: () => new DataChangeHandoff() },
     {
       provide: VersionService,
-      inject: [CatalogWriter, ProjectionRegistry, ManifestFinaliser, ManifestJournal],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null) =>
-        new VersionService(w, p, f, j ? 'journaled' : 'synced'),
+      inject: [CatalogWriter, ProjectionRegistry, ManifestFinaliser, ManifestJournal, DataChangeHandoff],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null, h: DataChangeHandoff) =>
+        new VersionService(w, p, f, j ? 'journaled' : 'synced', h),
     },
     {
       provide: BatchCommitService,
@@ -107,8 +110,9 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {
       provide: DataService,
-      inject: [CatalogWriter, ProjectionRegistry, LanceTables, APP_CONFIG],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, c: AppConfig) => new DataService(w, p, l, { hnswGraphs: c.hnswCacheSize }),
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DataChangeHandoff, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, h: DataChangeHandoff, c: AppConfig) =>
+        new DataService(w, p, l, { hnswGraphs: c.hnswCacheSize, handoff: h }),
     },
     {
       provide: BullIndexQueue,

@@ -11,3 +11,6 @@ export * from './index-config';
 export * from './hnsw-index';
 export * from './row-id-sets';
 export * from './handle-cache';
+export * from './writer-connections';
+export * from './ipc-file';
+export * from './ipc-add';

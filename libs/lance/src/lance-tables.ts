@@ -4,6 +4,7 @@ import { basename, dirname } from 'node:path';
 import { HandleCache } from './handle-cache';
 import { JsonArrowSchema, toJsonArrowSchema } from './json-arrow-schema';
 import { manifestStats } from './manifest-stats';
+import { WriterConnections, WriterHandle } from './writer-connections';
 
 /** What the catalog says about a managed table: which one it is and its latest version. */
 export interface ManagedTableRef {
@@ -11,6 +12,14 @@ export interface ManagedTableRef {
   uuid: string;
   latestVersion?: number;
 }
+
+/**
+ * Runs a write whose commits carry `writer` (see WRITER_HEADER): the caller can expect them at its
+ * own `version/create`. No other work commits through that writer meanwhile.
+ */
+export type AsWriter = <T>(writer: string, write: () => Promise<T>) => Promise<T>;
+
+const plainWrite: AsWriter = (_writer, write) => write();
 
 export interface TableDetails {
   version: number;
@@ -26,10 +35,14 @@ export interface TableDetails {
  */
 export class LanceTables {
   private readonly connections = new Map<string, Promise<lancedb.Connection>>();
-  private readonly handles: HandleCache<lancedb.Table>;
+  private readonly handles: HandleCache<WriterHandle>;
+  private readonly writers: WriterConnections;
+  /** One set of Lance caches for every connection of this process, as when they shared one connection. */
+  private readonly session = new lancedb.Session();
 
   constructor(private readonly options: { selfUrl: () => string; headers?: Record<string, string>; cachedTables?: number }) {
     this.handles = new HandleCache(options.cachedTables ?? 256);
+    this.writers = new WriterConnections((database, headers) => this.connect(database, headers));
   }
 
   /**
@@ -46,10 +59,19 @@ export class LanceTables {
    * back behind a write that committed meanwhile, and each write starts from the latest version
    * (Lance still resolves a commit that loses a race through version/create's 409, as for any client).
    * A write that fails drops the handle, so whatever state Lance left it in is not reused.
+   *
+   * Each handle is opened through a writer connection of its own and `work` is told its writer id:
+   * as writes on a handle run one at a time and reads commit nothing, a `version/create` carrying
+   * that id while a write runs is that write's commit.
    */
-  async withLatest<T>(database: string, table: ManagedTableRef, access: 'read' | 'write', work: (t: lancedb.Table) => Promise<T>): Promise<T> {
+  async withLatest<T>(
+    database: string,
+    table: ManagedTableRef,
+    access: 'read' | 'write',
+    work: (t: lancedb.Table, writer: string) => Promise<T>,
+  ): Promise<T> {
     const key = [database, table.uuid, ...table.id].join('\u0000');
-    return this.handles.use(key, () => this.open(database, [...table.id]), async (slot, handle) => {
+    return this.handles.use(key, () => this.openAsWriter(database, [...table.id]), async (slot, { table: handle, writer }) => {
       // Only ever called inside slot.exclusive, like every change to the handle or to slot.version.
       const current = async () => {
         let version = slot.version ?? (await handle.version());
@@ -63,7 +85,7 @@ export class LanceTables {
         if (access === 'write') {
           return await slot.exclusive(async () => {
             await current();
-            const result = await work(handle);
+            const result = await work(handle, writer);
             slot.version = committedVersion(result) ?? (await handle.version());
             return result;
           });
@@ -73,8 +95,18 @@ export class LanceTables {
         this.handles.discard(slot);
         throw e;
       }
-      return work(handle);
+      return work(handle, writer);
     });
+  }
+
+  private async openAsWriter(database: string, id: string[]): Promise<WriterHandle> {
+    const lease = await this.writers.lease(database);
+    try {
+      return new WriterHandle(await lease.connection.openTable(id[id.length - 1], id.slice(0, -1)), lease);
+    } catch (e) {
+      lease.release();
+      throw e;
+    }
   }
 
   async open(database: string, id: string[], opts: { version?: number } = {}): Promise<lancedb.Table> {
@@ -85,23 +117,30 @@ export class LanceTables {
   }
 
   /**
-   * Writes the first data of a declared table. Managed: through this catalog, which answers the
-   * client's declare with "exists" and its describe with "declared only", so Lance writes at the
-   * declared location and commits version 1 through `version/create`. Unmanaged: at the location.
+   * Writes the first data of a declared table (or replaces a table's content); answers the version
+   * written. Managed: through a writer connection of this catalog, which answers the client's
+   * declare with "exists" and its describe with "declared only", so Lance writes at the declared
+   * location and commits through `version/create`, under that writer's id (see `asWriter`).
+   * Unmanaged: at the location, with no commit to the catalog.
    */
   async createAt(
     database: string,
     table: { id: readonly string[]; location: string; managedVersioning: boolean },
     data: Data,
     mode: 'create' | 'overwrite' = 'create',
-  ): Promise<lancedb.Table> {
+    asWriter: AsWriter = plainWrite,
+  ): Promise<number> {
     const id = [...table.id];
     if (table.managedVersioning) {
-      const db = await this.connection(database);
-      return db.createTable(id[id.length - 1], data, id.slice(0, -1), { mode });
+      const lease = await this.writers.lease(database);
+      try {
+        return await asWriter(lease.writer, () => versionOf(lease.connection.createTable(id[id.length - 1], data, id.slice(0, -1), { mode })));
+      } finally {
+        lease.release();
+      }
     }
     const db = await lancedb.connect(dirname(table.location));
-    return db.createTable(basename(table.location).replace(/\.lance$/, ''), data, { mode });
+    return versionOf(db.createTable(basename(table.location).replace(/\.lance$/, ''), data, { mode }));
   }
 
   async openAtLocation(location: string, version?: number): Promise<lancedb.Table> {
@@ -134,6 +173,7 @@ export class LanceTables {
 
   async close(): Promise<void> {
     this.handles.close();
+    this.writers.close();
     for (const pending of this.connections.values()) (await pending.catch(() => undefined))?.close();
     this.connections.clear();
   }
@@ -141,14 +181,31 @@ export class LanceTables {
   private connection(database: string): Promise<lancedb.Connection> {
     let pending = this.connections.get(database);
     if (!pending) {
-      pending = lancedb.connectNamespace('rest', {
-        uri: this.options.selfUrl(),
-        headers: { ...this.options.headers, 'x-lance-database': database, 'x-lance-ctx-origin': 'catalog-server' },
-      });
+      pending = this.connect(database);
       pending.catch(() => this.connections.delete(database));
       this.connections.set(database, pending);
     }
     return pending;
+  }
+
+  private connect(database: string, headers: Record<string, string> = {}): Promise<lancedb.Connection> {
+    return lancedb.connectNamespace(
+      'rest',
+      {
+        uri: this.options.selfUrl(),
+        headers: { ...this.options.headers, ...headers, 'x-lance-database': database, 'x-lance-ctx-origin': 'catalog-server' },
+      },
+      { session: this.session },
+    );
+  }
+}
+
+async function versionOf(created: Promise<lancedb.Table>): Promise<number> {
+  const table = await created;
+  try {
+    return await table.version();
+  } finally {
+    table.close();
   }
 }
 

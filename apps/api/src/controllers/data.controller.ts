@@ -1,7 +1,7 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { invalidInput, parseMode, requireTableId } from '@app/catalog';
 import { AnalysisService, CREATE_TABLE_MODES, CreateTableService, DataService, INSERT_MODES } from '@app/application';
-import { readArrowStream, toArrowFile } from '@app/lance';
+import { readArrowBody, readArrowStream, toArrowFile } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { countRowsBody, explainPlanBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
@@ -53,7 +53,7 @@ export class DataController {
     const r = this.rest.of(req);
     refuseBranch(r.queryString('branch'));
     const mode = parseMode(r.queryString('mode'), INSERT_MODES, 'mode', 'Append');
-    return this.data.insertIntoTable(r.context(), { id: requireTableId(r.pathId(ID)), mode, data: readArrowStream(req.body) });
+    return this.data.insertIntoTable(r.context(), { id: requireTableId(r.pathId(ID)), mode, data: readArrowBody(req.body) });
   }
 
   @Post(':id/create')

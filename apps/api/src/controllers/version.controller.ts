@@ -1,6 +1,7 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CreateTableVersion, ObjectId, invalidInput, requireTableId, validateId } from '@app/catalog';
 import { BatchCommitRequest, BatchCommitService, RequestContext, VersionService } from '@app/application';
+import { WRITER_HEADER } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -67,7 +68,13 @@ export class VersionController {
   create(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(createTableVersionBody, r.body());
-    return this.versions.createTableVersion(r.context(body.context), createVersionCommand(requireTableId(r.objectId(ID, body)), body));
+    // The server's own writes say which of its writers committed, so their data change can ride along.
+    const writer = req.headers[WRITER_HEADER];
+    return this.versions.createTableVersion(
+      r.context(body.context),
+      createVersionCommand(requireTableId(r.objectId(ID, body)), body),
+      typeof writer === 'string' ? writer : undefined,
+    );
   }
 
   @Post(':id/version/describe')
