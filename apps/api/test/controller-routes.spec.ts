@@ -61,7 +61,7 @@ class RootController {
 
 describe('controller routes bound on Fastify', () => {
   const app = Fastify();
-  app.setErrorHandler((error, _request, reply) => void reply.code(418).send({ error: error.message }));
+  app.setErrorHandler((error: Error, _request, reply) => void reply.code(418).send({ error: error.message }));
   bindControllerRoutes(app, [new ThingsController(), new RootController()]);
 
   afterAll(() => app.close());
