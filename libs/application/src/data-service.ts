@@ -10,7 +10,7 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { ArrowBody, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, withIpcFile } from '@app/lance';
+import { ArrowBody, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, queryIpcFile, toArrowFile, withIpcFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-handoff';
@@ -187,10 +187,11 @@ export class DataService {
   }
 
   /** QueryTable: the matching rows as an Arrow table (through a ready HNSW index when one fits). */
-  async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<arrow.Table> {
+  /** The query's rows as an Arrow IPC file, QueryTable's answer. */
+  async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<Uint8Array> {
     const { table, hnsw } = await this.target(ctx, req);
-    if (hnsw) return (await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).rows;
-    return this.read(ctx, table, req.version, async (t) => (await buildLanceQuery(t, req).toArrow()) as unknown as arrow.Table);
+    if (hnsw) return toArrowFile((await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).rows);
+    return this.read(ctx, table, req.version, (t) => queryIpcFile(buildLanceQuery(t, req)));
   }
 
   async explainQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }, verbose: boolean): Promise<string> {

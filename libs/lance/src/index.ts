@@ -14,3 +14,4 @@ export * from './handle-cache';
 export * from './writer-connections';
 export * from './ipc-file';
 export * from './ipc-add';
+export * from './query-ipc';

@@ -1,7 +1,7 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { invalidInput, parseMode, requireTableId } from '@app/catalog';
 import { AnalysisService, CREATE_TABLE_MODES, CreateTableService, DataService, INSERT_MODES } from '@app/application';
-import { readArrowBody, readArrowStream, toArrowFile } from '@app/lance';
+import { readArrowBody, readArrowStream } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { countRowsBody, explainPlanBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
@@ -99,12 +99,11 @@ export class DataController {
     const body = parseBody(queryTableBody, r.body());
     refuseBranch(body.branch);
     const { id: _id, context, identity: _identity, branch: _branch, version, ...query } = body;
-    const table = await this.data.queryTable(r.context(context), {
+    const file = await this.data.queryTable(r.context(context), {
       ...withoutNulls(query),
       id: requireTableId(r.objectId(ID, body)),
       version: version ?? undefined,
     });
-    const file = toArrowFile(table);
     // A view of the encoded bytes, not a copy.
     return Buffer.from(file.buffer, file.byteOffset, file.byteLength);
   }
