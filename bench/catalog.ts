@@ -1,10 +1,9 @@
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { finalManifestName } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
-import { BenchServer, post, report, scratchDir, startServer, timed } from './support';
+import { BenchServer, post, report, scratchDir, startBareServer, startServer, timed } from './support';
 
 /**
  * Catalog benchmarks, each beside its baseline measured in the same run:
@@ -87,16 +86,6 @@ function pooled(runs: Run[]): Load {
   };
 }
 
-function startBare(): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, [resolve(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((ok) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /listening on (\S+)/.exec(String(d));
-      if (m) ok({ url: m[1], pid: child.pid!, stop: () => child.kill() });
-    });
-  });
-}
-
 async function declareTables(server: BenchServer, from: number, to: number): Promise<void> {
   for (let start = from; start < to; start += 500) {
     const operations = Array.from({ length: Math.min(500, to - start) }, (_, k) => ({ declare_table: { id: ['ns', `t${start + k}`] } }));
@@ -124,7 +113,7 @@ const READ_SETUPS: Array<{ label: string; env: Record<string, string> }> = [
 
 async function reads(setup: (typeof READ_SETUPS)[number]): Promise<void> {
   const server = await startServer(setup.env);
-  const bare = await startBare();
+  const bare = await startBareServer();
   const growth: Array<Record<string, string | number>> = [];
   try {
     await post(`${server.url}/v1/namespace/ns/create`, {});

@@ -1,8 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@app/event-store';
-import { report, scratchDir, startServer, timed, vectorTable } from './support';
+import { report, scratchDir, startBareServer, startServer, timed, vectorTable } from './support';
 
 /**
  * The real client's workload through this catalog (managed versioning: every commit is a
@@ -58,21 +57,11 @@ async function workload(sides: Side[], tables = TABLES, appends = APPENDS): Prom
   }
 }
 
-function startBare(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [join(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((ok) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /listening on (\S+)/.exec(String(d));
-      if (m) ok({ url: m[1], stop: () => child.kill() });
-    });
-  });
-}
-
 const SAMPLES = 2_000;
 
 /** The lancedb client's own round trip to a route with nothing behind it (ListNamespaces on a bare Fastify), in ms. */
 async function bareRoundTrip(): Promise<number> {
-  const bare = await startBare();
+  const bare = await startBareServer();
   try {
     const db = await lancedb.connectNamespace('rest', { uri: bare.url });
     for (let i = 0; i < 200; i++) await db.listNamespaces(['x']);

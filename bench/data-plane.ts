@@ -1,9 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { HierarchicalNSW } from 'hnswlib-node';
-import { BenchServer, closeClient, post, postArrow, postForBytes, report, scratchDir, settle, startServer, timed, vectorTable } from './support';
+import { BenchServer, closeClient, post, postArrow, postForBytes, report, scratchDir, settle, startBareServer, startServer, timed, vectorTable } from './support';
 
 /**
  * Data-plane benchmarks, each measured side by side with its baseline (lancedb on a local
@@ -41,16 +39,6 @@ interface Sides {
   client: lancedb.Connection;
   /** A bare Fastify process that reads Arrow bodies: what HTTP alone costs. */
   bare: string;
-}
-
-function startBare(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [join(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((ok) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /listening on (\S+)/.exec(String(d));
-      if (m) ok({ url: m[1], stop: () => child.kill() });
-    });
-  });
 }
 
 function batchesOf(rows: number): arrow.Table[] {
@@ -232,7 +220,7 @@ async function growth(sides: Sides) {
 
 async function main(): Promise<void> {
   const server = await startServer();
-  const bare = await startBare();
+  const bare = await startBareServer();
   const direct = await lancedb.connect(scratchDir('lance-direct-'));
   const client = await lancedb.connectNamespace('rest', { uri: server.url });
   const sides: Sides = { server, direct, client, bare: bare.url };

@@ -68,6 +68,17 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   };
 }
 
+/** The bare Fastify server of bench/bare-server.ts, in a process of its own: the baselines' server. */
+export function startBareServer(): Promise<{ url: string; pid: number; stop: () => void }> {
+  const child = spawn(process.execPath, [join(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((ok) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /listening on (\S+)/.exec(String(d));
+      if (m) ok({ url: m[1], pid: child.pid!, stop: () => child.kill() });
+    });
+  });
+}
+
 export function vectorTable(from: number, rows: number, dim: number, seed = 1): arrow.Table {
   // mulberry32: a full-period 32-bit generator, so no two rows repeat a vector.
   let state = (Math.imul(seed, 0x9e3779b1) ^ Math.imul(from + 1, 0x85ebca6b)) >>> 0;
