@@ -141,8 +141,7 @@ export class CatalogWriter {
         void undoOf(item).then(() => settle(item, () => decision.result(undefined)));
         continue;
       }
-      for (const event of decision.events) evolve(draft, { event, metadata: item.metadata, revision: -1 });
-      for (const rider of decision.riders ?? []) for (const event of rider.events) evolve(draft, { event, metadata: rider.metadata, revision: -1 });
+      for (const { event, metadata } of eventsOf(item, decision)) evolve(draft, { event, metadata, revision: -1 });
       accepted.push({ item, decision });
     }
     if (accepted.length === 0) return [];
@@ -185,10 +184,8 @@ export class CatalogWriter {
       return again(retry);
     }
 
-    const records = accepted.flatMap((a) => [
-      ...a.decision.events.map((event) => ({ type: event.type, data: event.data, metadata: a.item.metadata })),
-      ...(a.decision.riders ?? []).flatMap((r) => r.events.map((event) => ({ type: event.type, data: event.data, metadata: r.metadata }))),
-    ]);
+    const appending = accepted.flatMap((a) => eventsOf(a.item, a.decision));
+    const records = appending.map(({ event, metadata }) => ({ type: event.type, data: event.data, metadata }));
     const files = accepted.flatMap((a) => a.prepared?.files ?? []);
     let appended;
     try {
@@ -208,11 +205,7 @@ export class CatalogWriter {
       return again([]);
     }
     let revision = appended.nextExpectedRevision - records.length + 1;
-    const envelopes: CatalogEnvelope[] = [];
-    for (const a of accepted) {
-      for (const event of a.decision.events) envelopes.push({ event, metadata: a.item.metadata, revision: revision++ });
-      for (const rider of a.decision.riders ?? []) for (const event of rider.events) envelopes.push({ event, metadata: rider.metadata, revision: revision++ });
-    }
+    const envelopes: CatalogEnvelope[] = appending.map(({ event, metadata }) => ({ event, metadata, revision: revision++ }));
     // The events are durable; if folding them here fails, the next catch-up reads them back.
     await projection.applyAppended(envelopes).catch(() => undefined);
     // Riders learn first: a rider's owner is waiting for the answer this group is about to give.
@@ -249,6 +242,14 @@ async function fail(item: Pending, error: unknown): Promise<void> {
 
 function chain(first: (() => Promise<void>) | undefined, then: () => Promise<void>): () => Promise<void> {
   return first ? async () => (await then(), await first()) : then;
+}
+
+/** A command's events and those riding on it, in append order, each with its own metadata. */
+function eventsOf(item: Pending, decision: Decision<unknown>): Array<{ event: CatalogEvent; metadata: EventMetadata }> {
+  return [
+    ...decision.events.map((event) => ({ event, metadata: item.metadata })),
+    ...(decision.riders ?? []).flatMap((rider) => rider.events.map((event) => ({ event, metadata: rider.metadata }))),
+  ];
 }
 
 /** The metadata of a command's events: a fresh transaction, and who asked, when and with what context. */

@@ -186,8 +186,7 @@ export class DataService {
     return this.read(ctx, table, req.version, (dataset) => dataset.countRows(req.predicate), 'counting failed');
   }
 
-  /** QueryTable: the matching rows as an Arrow table (through a ready HNSW index when one fits). */
-  /** The query's rows as an Arrow IPC file, QueryTable's answer. */
+  /** QueryTable: the matching rows as an Arrow IPC file (through a ready HNSW index when one fits). */
   async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<Uint8Array> {
     const { table, hnsw } = await this.target(ctx, req);
     if (hnsw) return toArrowFile((await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).rows);

@@ -1,6 +1,9 @@
 import * as arrow from 'apache-arrow';
 import { invalidInput } from '@app/catalog';
 
+/** What an Arrow IPC file starts and ends with (a stream has no such mark). */
+export const ARROW_FILE_MAGIC = Buffer.from('ARROW1', 'latin1');
+
 /** An Arrow IPC body as read (the rows) and as it arrived (the bytes, which Lance can take as they are). */
 export interface ArrowBody {
   table: arrow.Table;

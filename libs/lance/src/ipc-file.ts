@@ -4,9 +4,8 @@ import * as arrow from 'apache-arrow';
 // messages that are already encoded.
 import { FileBlock, Footer } from 'apache-arrow/ipc/metadata/file';
 import { invalidInput } from '@app/catalog';
-import { ArrowBody } from './arrow-ipc';
+import { ARROW_FILE_MAGIC as MAGIC, ArrowBody } from './arrow-ipc';
 
-const MAGIC = Buffer.from('ARROW1', 'latin1');
 const CONTINUATION = -1;
 
 /** Buffers up to this size are kept for the next body: a fresh one costs its page faults again. */

@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import type * as lancedb from '@lancedb/lancedb';
-import { toArrowFile } from './arrow-ipc';
+import { ARROW_FILE_MAGIC as MAGIC, toArrowFile } from './arrow-ipc';
 
 /** lancedb 0.37.1's native batch iterator: each batch as an Arrow IPC file of its own. */
 interface NativeBatches {
@@ -26,8 +26,6 @@ export async function queryIpcFile(query: lancedb.Query | lancedb.VectorQuery): 
   if (files.length === 1 && isIpcFile(files[0])) return files[0];
   return toArrowFile(new arrow.Table(files.flatMap((f) => arrow.tableFromIPC(f).batches)));
 }
-
-const MAGIC = Buffer.from('ARROW1');
 
 function isIpcFile(bytes: Buffer): boolean {
   return bytes.length > 12 && bytes.subarray(0, 6).equals(MAGIC) && bytes.subarray(bytes.length - 6).equals(MAGIC);

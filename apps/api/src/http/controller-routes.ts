@@ -1,4 +1,4 @@
-import { RequestMethod, Type } from '@nestjs/common';
+import { RequestMethod } from '@nestjs/common';
 import { HEADERS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 
@@ -60,5 +60,3 @@ function answer(handler: Handler, status: number, headers: Array<{ name: string;
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
-
-export type ControllerClass = Type<object>;
