@@ -1,9 +1,9 @@
 import autocannon from 'autocannon';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { finalManifestName } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
-import { BenchServer, post, report, scratchDir, startBareServer, startServer, timed } from './support';
+import { BenchServer, cpuOf, post, report, scratchDir, startBareServer, startServer, timed } from './support';
 
 /**
  * Catalog benchmarks, each beside its baseline measured in the same run:
@@ -29,12 +29,6 @@ interface Load {
   p99: number;
   /** CPU the serving process spent per answered request (user + system), in µs. */
   cpuUs: number;
-}
-
-/** CPU time a process has used so far, in µs (Linux: utime + stime from /proc, in clock ticks of 10 ms). */
-function cpuOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 interface Route {

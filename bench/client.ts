@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@app/event-store';
-import { report, scratchDir, startBareServer, startServer, timed, vectorTable } from './support';
+import { cpuOf, report, scratchDir, startBareServer, startFloorCatalog, startServer, timed, vectorTable } from './support';
 
 /**
  * The real client's workload through this catalog (managed versioning: every commit is a
@@ -23,11 +23,13 @@ const DIM = 16;
 const ROUND_TRIPS_PER_TABLE = 4 + APPENDS + 2; // declare, version/list x2, version/create; a version/create per append; describe, version/list
 const DURABLE_WRITES_PER_TABLE = 2 + APPENDS; // the declaration and the first version; one version per append
 
-type Side = { db: lancedb.Connection; namespace: string[]; ms: number; rows: number };
+type Side = { db: lancedb.Connection; namespace: string[]; ms: number; rows: number; server?: { pid: number; cpuUs: number } };
 
-/** Times one step on one side, adding to that side's total. */
+/** Times one step on one side, adding to that side's total (and to the CPU its server spent, where it has one). */
 async function step(side: Side, work: () => Promise<void>): Promise<void> {
+  const cpuBefore = side.server ? cpuOf(side.server.pid) : 0;
   side.ms += (await timed(work)).ms;
+  if (side.server) side.server.cpuUs += cpuOf(side.server.pid) - cpuBefore;
 }
 
 /**
@@ -105,29 +107,45 @@ async function durableAppendAlone(): Promise<number> {
 
 async function main(): Promise<void> {
   const server = await startServer();
+  const floor = await startFloorCatalog();
   try {
     const rest = await lancedb.connectNamespace('rest', { uri: server.url });
+    const minimal = await lancedb.connectNamespace('rest', { uri: floor.url });
     const dirSide = async (): Promise<Side> => ({ db: await lancedb.connectNamespace('dir', { root: scratchDir('bench-dir-') }), namespace: [], ms: 0, rows: 0 });
-    // Untimed: the same workload on each side first, so neither is measured warming up.
+    // Untimed: the same workload on each side first, so none is measured warming up.
     await rest.createNamespace(['warm']);
-    await workload([await dirSide(), { db: rest, namespace: ['warm'], ms: 0, rows: 0 }], WARM_TABLES, APPENDS);
+    await workload(
+      [await dirSide(), { db: rest, namespace: ['warm'], ms: 0, rows: 0 }, { db: minimal, namespace: ['warm'], ms: 0, rows: 0 }],
+      WARM_TABLES,
+      APPENDS,
+    );
     await rest.createNamespace(['bench']);
     const viaDir = await dirSide();
-    const viaCatalog: Side = { db: rest, namespace: ['bench'], ms: 0, rows: 0 };
+    const viaCatalog: Side = { db: rest, namespace: ['bench'], ms: 0, rows: 0, server: { pid: server.pid, cpuUs: 0 } };
+    const viaFloor: Side = { db: minimal, namespace: ['bench'], ms: 0, rows: 0, server: { pid: floor.pid, cpuUs: 0 } };
     const appendsBefore = await appendSeconds(server.url);
-    await workload([viaDir, viaCatalog]);
+    await workload([viaDir, viaCatalog, viaFloor]);
     const appendsAfter = await appendSeconds(server.url);
     const append = (1000 * (appendsAfter.sum - appendsBefore.sum)) / (appendsAfter.count - appendsBefore.count);
-    if (viaDir.rows !== viaCatalog.rows) throw new Error(`row counts differ: ${viaDir.rows} vs ${viaCatalog.rows}`);
+    for (const side of [viaCatalog, viaFloor]) {
+      if (viaDir.rows !== side.rows) throw new Error(`row counts differ: ${viaDir.rows} vs ${side.rows}`);
+    }
     // What any catalog of this design adds at the least: each catalog call a round trip, each commit
     // a durable write. Measured in the same run; the floor is the `dir` time plus those alone.
     const roundTrip = await bareRoundTrip();
     const appendAlone = await durableAppendAlone();
     const floorMs = viaDir.ms + TABLES * (ROUND_TRIPS_PER_TABLE * roundTrip + DURABLE_WRITES_PER_TABLE * append);
     const ops = TABLES * (APPENDS + 3);
+    const cpuPerCall = (side: Side) => `server CPU ${(side.server!.cpuUs / 1000 / (TABLES * ROUND_TRIPS_PER_TABLE)).toFixed(2)} ms per catalog call`;
     report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends of ${ROWS} rows, then open, count, search`, [
       { path: "lancedb's own dir namespace (baseline)", ms: viaDir.ms.toFixed(0), 'ops/s': Math.round(ops / (viaDir.ms / 1000)), ratio: '1.00' },
-      { path: 'this catalog, managed versioning', ms: viaCatalog.ms.toFixed(0), 'ops/s': Math.round(ops / (viaCatalog.ms / 1000)), ratio: (viaCatalog.ms / viaDir.ms).toFixed(2) },
+      { path: `this catalog, managed versioning (${cpuPerCall(viaCatalog)})`, ms: viaCatalog.ms.toFixed(0), 'ops/s': Math.round(ops / (viaCatalog.ms / 1000)), ratio: (viaCatalog.ms / viaDir.ms).toFixed(2) },
+      {
+        path: `minimal catalog of this design, bench/floor-catalog.ts (${cpuPerCall(viaFloor)})`,
+        ms: viaFloor.ms.toFixed(0),
+        'ops/s': Math.round(ops / (viaFloor.ms / 1000)),
+        ratio: (viaFloor.ms / viaDir.ms).toFixed(2),
+      },
       {
         path: `floor of the design: dir + ${ROUND_TRIPS_PER_TABLE} bare round trips (${(roundTrip * 1000).toFixed(0)} µs) + ${DURABLE_WRITES_PER_TABLE} durable appends (${(append * 1000).toFixed(0)} µs; ${(appendAlone * 1000).toFixed(0)} µs on an idle store) per table`,
         ms: floorMs.toFixed(0),
@@ -136,6 +154,7 @@ async function main(): Promise<void> {
       },
     ]);
   } finally {
+    floor.stop();
     await server.stop();
   }
 }

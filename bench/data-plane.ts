@@ -35,6 +35,8 @@ interface Sides {
   server: BenchServer;
   /** lancedb on a local directory: the baseline. */
   direct: lancedb.Connection;
+  /** That directory. */
+  directRoot: string;
   /** lancedb as a client of this catalog: writes the files itself, commits through version/create. */
   client: lancedb.Connection;
   /** A bare Fastify process that reads Arrow bodies: what HTTP alone costs. */
@@ -121,26 +123,36 @@ async function countBoth(server: BenchServer, table: lancedb.Table, name: string
 
 const queryVectors = (n: number) => Array.from({ length: n }, (_, i) => Array.from(vectorTable(0, 1, DIM, 1000 + i).getChild('vector')!.get(0) as Float32Array));
 
-async function queryBoth(server: BenchServer, table: lancedb.Table, name: string, what: string) {
-  let api = 0;
-  let lance = 0;
+/**
+ * QueryTable against lancedb's own search, with a third side in turn: the same query through a
+ * minimal HTTP server (bench/bare-server.ts) that keeps the baseline's table open and answers
+ * Lance's Arrow IPC file, so that what HTTP and a second process cost, whoever serves the query,
+ * is measured in the same run.
+ */
+async function queryBoth(sides: Sides, table: lancedb.Table, name: string, what: string) {
+  const { server, bare, directRoot } = sides;
+  const time = { api: 0, lance: 0, minimal: 0 };
+  const viaApi = async (q: number[]) => arrow.tableFromIPC(await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 }));
+  const viaMinimal = async (q: number[]) => arrow.tableFromIPC(await postForBytes(`${bare}/query`, { root: directRoot, table: name, vector: q, k: 10 }));
+  const viaLance = async (q: number[]) => (await table.search(q).limit(10).toArrow()) as unknown as arrow.Table;
   for (const q of queryVectors(WARM_UP)) {
-    await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 });
-    await table.search(q).limit(10).toArrow();
+    await viaApi(q);
+    await viaLance(q);
+    await viaMinimal(q);
   }
   for (const q of queryVectors(QUERIES)) {
-    let viaApi!: arrow.Table;
-    let viaLance!: arrow.Table;
-    api += await elapsed(async () => {
-      viaApi = arrow.tableFromIPC(await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 }));
-    });
-    lance += await elapsed(async () => (viaLance = (await table.search(q).limit(10).toArrow()) as unknown as arrow.Table));
-    if (viaApi.numRows !== viaLance.numRows) throw new Error(`query: API ${viaApi.numRows} rows, lancedb ${viaLance.numRows}`);
+    const rows: number[] = [];
+    time.api += await elapsed(async () => rows.push((await viaApi(q)).numRows));
+    time.lance += await elapsed(async () => rows.push((await viaLance(q)).numRows));
+    time.minimal += await elapsed(async () => rows.push((await viaMinimal(q)).numRows));
+    if (new Set(rows).size !== 1) throw new Error(`query: API, lancedb and minimal server gave ${rows.join(', ')} rows`);
   }
   const qps = (ms: number) => Math.round(QUERIES / (ms / 1000));
+  const row = (path: string, ms: number) => ({ path, 'ms/query': (ms / QUERIES).toFixed(2), 'queries/s': qps(ms), ratio: (ms / time.lance).toFixed(2) });
   report(`QueryTable vector search, ${what}, ${ROWS} rows, ${DIM}-d, k=10, ${QUERIES} queries`, [
-    { path: 'lancedb table.search(v).limit(10).toArrow() (baseline)', 'ms/query': (lance / QUERIES).toFixed(2), 'queries/s': qps(lance), ratio: '1.00' },
-    { path: 'QueryTable through the API (Arrow IPC file)', 'ms/query': (api / QUERIES).toFixed(2), 'queries/s': qps(api), ratio: (api / lance).toFixed(2) },
+    row('lancedb table.search(v).limit(10).toArrow() (baseline)', time.lance),
+    row('QueryTable through the API (Arrow IPC file)', time.api),
+    row('the same query through a minimal HTTP server (Fastify + lancedb, nothing else)', time.minimal),
   ]);
 }
 
@@ -221,19 +233,20 @@ async function growth(sides: Sides) {
 async function main(): Promise<void> {
   const server = await startServer();
   const bare = await startBareServer();
-  const direct = await lancedb.connect(scratchDir('lance-direct-'));
+  const directRoot = scratchDir('lance-direct-');
+  const direct = await lancedb.connect(directRoot);
   const client = await lancedb.connectNamespace('rest', { uri: server.url });
-  const sides: Sides = { server, direct, client, bare: bare.url };
+  const sides: Sides = { server, direct, directRoot, client, bare: bare.url };
   try {
     await warmUpInserts(sides);
     if (GROWTH) return await growth(sides);
     const { time, table } = await insertAll(sides, 'bench', batchesOf(ROWS));
     report(`Insert ${ROWS} rows of ${DIM}-d vectors in batches of ${BATCH}`, insertRows(ROWS, time));
     if (COUNTS > 0) await countBoth(server, table, 'bench');
-    if (FLAT && QUERIES > 0) await queryBoth(server, table, 'bench', 'no index');
+    if (FLAT && QUERIES > 0) await queryBoth(sides, table, 'bench', 'no index');
     if (IVF) {
       await ivf(server, table, 'bench');
-      if (QUERIES > 0) await queryBoth(server, table, 'bench', 'IVF_PQ index (16 partitions)');
+      if (QUERIES > 0) await queryBoth(sides, table, 'bench', 'IVF_PQ index (16 partitions)');
     }
     table.close();
     if (HNSW_ROWS > 0) await hnsw(sides);

@@ -70,13 +70,28 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
 
 /** The bare Fastify server of bench/bare-server.ts, in a process of its own: the baselines' server. */
 export function startBareServer(): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, [join(__dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return startScript('bare-server.js');
+}
+
+/** The minimal catalog of bench/floor-catalog.ts on a warehouse of its own: the client bench's floor. */
+export function startFloorCatalog(): Promise<{ url: string; pid: number; stop: () => void }> {
+  return startScript('floor-catalog.js', scratchDir('bench-floor-'));
+}
+
+function startScript(script: string, ...args: string[]): Promise<{ url: string; pid: number; stop: () => void }> {
+  const child = spawn(process.execPath, [join(__dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((ok) => {
     child.stdout!.on('data', (d: Buffer) => {
       const m = /listening on (\S+)/.exec(String(d));
       if (m) ok({ url: m[1], pid: child.pid!, stop: () => child.kill() });
     });
   });
+}
+
+/** CPU time a process has used so far, in µs (Linux: utime + stime from /proc, in clock ticks of 10 ms). */
+export function cpuOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 export function vectorTable(from: number, rows: number, dim: number, seed = 1): arrow.Table {

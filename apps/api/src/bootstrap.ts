@@ -36,6 +36,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     forceCloseConnections: true,
     // Ids are whole namespace paths: the default 100-character limit would turn long ids into 404s.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
+    // No Nest middleware is used: without middie, no request runs its (empty) middleware chain.
+    skipMiddie: true,
     // A URL Fastify cannot decode never reaches Nest: answer it in the protocol's terms here.
     // Node refuses some requests before Fastify sees them (oversized request line or headers).
     clientErrorHandler: answerClientError,

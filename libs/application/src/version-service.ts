@@ -124,7 +124,13 @@ export class VersionService {
       await undo();
       throw e;
     }
-    return { undo, files, committed: () => void Promise.all(staged.map(([staging, event]) => this.finaliser.release(staging, event.data.manifestPath))).catch(() => undefined) };
+    return {
+      undo,
+      files,
+      committed: () => {
+        for (const [staging, event] of staged) this.finaliser.release(staging, event.data.manifestPath);
+      },
+    };
   }
 
   private async versionOnDisk(table: TableState, version: number | undefined): Promise<VersionRecord> {

@@ -12,7 +12,7 @@ import {
 } from '@app/catalog';
 import { RequestContext } from '@app/application';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { idArray, stringMap } from './body-schemas';
 import { decodeFormComponent } from './form-decode';
 
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -61,7 +61,7 @@ export class RestRequest {
   objectId(index: number, body: { id?: unknown } = this.body()): string[] {
     const id = this.pathId(index);
     if (body.id !== undefined && body.id !== null) {
-      const parsed = z.array(z.string()).safeParse(body.id);
+      const parsed = idArray.safeParse(body.id);
       if (!parsed.success) throw invalidInput('id must be an array of strings');
       if (!sameId(parsed.data, id)) {
         throw invalidInput(
@@ -76,7 +76,7 @@ export class RestRequest {
   context(bodyContext?: unknown): RequestContext {
     const context: Properties = {};
     if (bodyContext !== undefined && bodyContext !== null) {
-      const parsed = z.record(z.string(), z.string()).safeParse(bodyContext);
+      const parsed = stringMap.safeParse(bodyContext);
       if (!parsed.success) throw invalidInput('context must be an object of string values');
       Object.assign(context, parsed.data);
     }

@@ -1,0 +1,96 @@
+import Fastify from 'fastify';
+import { closeSync, fdatasyncSync, linkSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * The least a managed-versioning catalog of this design can do for the lancedb client, as a
+ * baseline measured in the same run: the calls the client makes (declare, describe, version/list,
+ * version/create), answered from memory, with the one thing the design requires of every commit: a
+ * durable write (one line appended to a log and fdatasync'd) before the answer, and the staging
+ * manifest linked to its final name. No validation, no events, no auth, no logging, no
+ * metrics, no history: a lower bound for this catalog, not a catalog.
+ *
+ * Usage: node floor-catalog.js <warehouse dir>; prints "listening on <url>".
+ */
+interface Version {
+  version: number;
+  manifest_path: string;
+  manifest_size?: number;
+}
+
+const root = process.argv[2];
+if (!root) throw new Error('usage: floor-catalog <warehouse dir>');
+mkdirSync(root, { recursive: true });
+const log = openSync(join(root, 'commits.log'), 'a');
+const tables = new Map<string, { location: string; versions: Version[] }>();
+
+/** The design's one cost per commit: a record made durable before the answer. */
+function durable(record: unknown): void {
+  writeSync(log, `${JSON.stringify(record)}\n`);
+  fdatasyncSync(log);
+}
+
+/** Lance's V2 manifest name for a version: 2^64 - 1 - version, zero-padded to 20 digits. */
+function finalName(version: number): string {
+  return (18446744073709551615n - BigInt(version)).toString().padStart(20, '0') + '.manifest';
+}
+
+function conflict(message: string) {
+  return { error: message, code: 14 };
+}
+
+async function main(): Promise<void> {
+  const app = Fastify({ logger: false });
+  // version/list sends the literal body `null`.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, body === '' ? undefined : JSON.parse(body as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+  const key = (id: string) => id.replace(/\$/g, '/');
+
+  app.post('/v1/namespace/:id/create', async () => ({}));
+  app.post<{ Params: { id: string } }>('/v1/table/:id/declare', async (req) => {
+    const name = key(req.params.id);
+    const location = join(root, `${name}.lance`);
+    durable({ declare: name, location });
+    tables.set(name, { location, versions: [] });
+    return { location, managed_versioning: true };
+  });
+  app.post<{ Params: { id: string } }>('/v1/table/:id/describe', async (req, reply) => {
+    const table = tables.get(key(req.params.id));
+    if (!table) return reply.code(404).send({ error: 'table not found', code: 4 });
+    return { location: table.location, managed_versioning: true };
+  });
+  app.post<{ Params: { id: string } }>('/v1/table/:id/version/list', async (req) => {
+    const versions = tables.get(key(req.params.id))?.versions ?? [];
+    return { versions: versions.length ? [versions[versions.length - 1]] : [] };
+  });
+  app.post<{ Params: { id: string }; Body: { version: number; manifest_path: string; manifest_size?: number } }>(
+    '/v1/table/:id/version/create',
+    async (req, reply) => {
+      const table = tables.get(key(req.params.id));
+      if (!table) return reply.code(404).send({ error: 'table not found', code: 4 });
+      const { version, manifest_path: staging, manifest_size } = req.body;
+      if (table.versions.some((v) => v.version === version)) return reply.code(409).send(conflict(`version ${version} exists`));
+      const finalPath = join(dirname(staging), finalName(version));
+      linkSync(`/${staging}`, `/${finalPath}`);
+      const recorded = { version, manifest_path: finalPath, manifest_size };
+      durable({ table: req.params.id, ...recorded });
+      table.versions.push(recorded);
+      return { version: recorded };
+    },
+  );
+
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address() as { port: number };
+  console.log(`listening on http://127.0.0.1:${address.port}`);
+  process.once('SIGTERM', () => {
+    closeSync(log);
+    process.exit(0);
+  });
+}
+
+void main();
