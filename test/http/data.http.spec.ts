@@ -137,6 +137,9 @@ describe.each([
       { k: 1, filter: 'id >>>> ' },
       { k: 1, columns: { column_names: ['nope'] } },
       { k: 1, vector: { single_vector: [1, 2] }, distance_type: 'manhattan' },
+      { k: 1, vector: { single_vector: [1, 'two'] } },
+      { k: 1, vector: { multi_vector: [[1, 2], [3, null]] } },
+      { k: 1, vector: 'near 1,2' },
     ]) {
       const res = await api.post('/v1/table/d%24items/query', body);
       expect([res.status, res.body.code]).toEqual([400, 13]);

@@ -38,6 +38,8 @@ export class CatalogProjection {
   private snapshotRevision = -1;
   private snapshotting?: Promise<void>;
   private nextHead?: Promise<number>;
+  /** Whether a caller has read the head in this turn of the event loop already (see headAfterCallers). */
+  private headReadThisTurn = false;
 
   constructor(
     private readonly store: EventStore,
@@ -69,11 +71,18 @@ export class CatalogProjection {
   }
 
   /**
-   * The stream's head, read once for every caller of this turn of the event loop, after all of
-   * them: each still sees every write acknowledged before it asked. Under load dozens of requests
-   * share one read, which on the embedded store takes a shared lock on SQLite's WAL index.
+   * The stream's head, read after the caller asked, so that it sees every write acknowledged before
+   * then. The first caller of a turn of the event loop reads it at once: a lone request (a client
+   * waiting on each answer) does not wait for the turn to end, which cost it 50 to 130 µs. Callers
+   * after it in the same turn share one read taken after all of them arrived: under load dozens of
+   * requests share it, and on the embedded store each read takes a shared lock on SQLite's WAL index.
    */
   private headAfterCallers(): Promise<number> {
+    if (!this.headReadThisTurn) {
+      this.headReadThisTurn = true;
+      setImmediate(() => (this.headReadThisTurn = false));
+      return this.store.streamRevision(this.streamId);
+    }
     this.nextHead ??= new Promise<number>((resolve, reject) =>
       setImmediate(() => {
         // Whoever asks from now on may have arrived after this read began: theirs is the next one.

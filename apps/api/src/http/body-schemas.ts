@@ -128,6 +128,12 @@ const ftsQuery: z.ZodType<FtsQueryShape> = z.lazy(() =>
   }),
 );
 
+/**
+ * A query vector: numbers, checked in one pass. Element by element through zod, a 64-d vector was
+ * the larger part of validating a whole query body (about 0.1 ms of a query's 0.6 ms overhead).
+ */
+const numbers = z.custom<number[]>((v) => Array.isArray(v) && v.every((x) => typeof x === 'number'), { message: 'must be an array of numbers' });
+
 const MAX_K = 100_000;
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const queryTableBody = z.object({
@@ -136,8 +142,8 @@ export const queryTableBody = z.object({
   version: version.nullish(),
   vector: z
     .union([
-      z.object({ single_vector: z.array(z.number()).nullish(), multi_vector: z.array(z.array(z.number())).nullish() }),
-      z.array(z.number()).transform((v) => ({ single_vector: v, multi_vector: undefined })),
+      z.object({ single_vector: numbers.nullish(), multi_vector: z.array(numbers).nullish() }),
+      numbers.transform((v) => ({ single_vector: v, multi_vector: undefined })),
     ])
     .nullish()
     .transform((v) => (v ? { single_vector: v.single_vector ?? undefined, multi_vector: v.multi_vector ?? undefined } : undefined)),

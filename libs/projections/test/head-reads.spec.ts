@@ -1,0 +1,73 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteEventStore } from '@app/event-store';
+import { CatalogProjection, catalogStreamOf } from '../src';
+
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+/** Two connections to one store file: `other` stands for another process appending. */
+function stores() {
+  const file = join(mkdtempSync(join(tmpdir(), 'head-reads-')), 'events.sqlite3');
+  return { store: new SqliteEventStore(file), other: new SqliteEventStore(file) };
+}
+
+let declared = 0;
+async function declareTable(store: SqliteEventStore): Promise<void> {
+  const n = declared++;
+  const data = { table: ['ns', `t${n}`], tableUuid: `u${n}`, location: `/wh/ns/t${n}.lance`, properties: {}, managedVersioning: true };
+  await store.append(catalogStreamOf('default'), [{ type: 'TableDeclared', data, metadata: { transactionId: `tx${n}`, operation: 'DeclareTable', occurredAt: new Date().toISOString() } }], 'any');
+}
+
+describe('reading the stream head before an answer', () => {
+  it('does not make a lone request wait for the turn of the event loop to end', async () => {
+    const { store, other } = stores();
+    await declareTable(other);
+    const projection = new CatalogProjection(store, 'default');
+    await projection.catchUp();
+    await turn();
+
+    let turnEnded = false;
+    setImmediate(() => (turnEnded = true));
+    await projection.catchUp();
+    expect(turnEnded).toBe(false);
+    await Promise.all([store.close(), other.close()]);
+  });
+
+  it('reads at most twice for all the requests of one turn, and each sees what was appended before it asked', async () => {
+    const { store, other } = stores();
+    await declareTable(other);
+    const projection = new CatalogProjection(store, 'default');
+    await projection.catchUp();
+    await turn();
+    const reads = jest.spyOn(store, 'streamRevision');
+
+    const first = projection.catchUp();
+    // Another process appends after the first request asked and before the others did.
+    await declareTable(other);
+    const rest = Array.from({ length: 10 }, () => projection.catchUp());
+    await Promise.all([first, ...rest]);
+
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(projection.state.revision).toBe(1);
+    await Promise.all([store.close(), other.close()]);
+  });
+
+  it('reads at once again in the next turn', async () => {
+    const { store, other } = stores();
+    await declareTable(other);
+    const projection = new CatalogProjection(store, 'default');
+    await projection.catchUp();
+    await turn();
+    await projection.catchUp();
+    await turn();
+    await declareTable(other);
+
+    let turnEnded = false;
+    setImmediate(() => (turnEnded = true));
+    await projection.catchUp();
+    expect(turnEnded).toBe(false);
+    expect(projection.state.revision).toBe(1);
+    await Promise.all([store.close(), other.close()]);
+  });
+});
