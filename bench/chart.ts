@@ -34,8 +34,9 @@ function chart(table: Table): string | undefined {
   if (values.some((v) => !Number.isFinite(v))) return undefined;
   const max = Math.max(...values);
   const barHeight = 22;
-  const left = 560;
-  const width = 960;
+  // Room for the longest label (about 6.5 px a character at 12 px), so none is cut off on the left.
+  const left = Math.max(560, 20 + Math.ceil(6.5 * Math.max(...table.rows.map((r) => labelOf(r).length))));
+  const width = left + 400;
   const height = 40 + table.rows.length * (barHeight + 10);
   const bars = table.rows
     .map((r, i) => {
