@@ -19,27 +19,33 @@ async function declareTable(store: SqliteEventStore): Promise<void> {
   await store.append(catalogStreamOf('default'), [{ type: 'TableDeclared', data, metadata: { transactionId: `tx${n}`, operation: 'DeclareTable', occurredAt: new Date().toISOString() } }], 'any');
 }
 
+/** A projection caught up with one table that another process declared, the turn it read in over. */
+async function caughtUp() {
+  const { store, other } = stores();
+  await declareTable(other);
+  const projection = new CatalogProjection(store, 'default');
+  await projection.catchUp();
+  await turn();
+  return { store, other, projection, close: () => Promise.all([store.close(), other.close()]) };
+}
+
+/** Whether a catch-up finished before the turn of the event loop it started in ended. */
+async function catchesUpWithinTheTurn(projection: CatalogProjection): Promise<boolean> {
+  let turnEnded = false;
+  setImmediate(() => (turnEnded = true));
+  await projection.catchUp();
+  return !turnEnded;
+}
+
 describe('reading the stream head before an answer', () => {
   it('does not make a lone request wait for the turn of the event loop to end', async () => {
-    const { store, other } = stores();
-    await declareTable(other);
-    const projection = new CatalogProjection(store, 'default');
-    await projection.catchUp();
-    await turn();
-
-    let turnEnded = false;
-    setImmediate(() => (turnEnded = true));
-    await projection.catchUp();
-    expect(turnEnded).toBe(false);
-    await Promise.all([store.close(), other.close()]);
+    const { projection, close } = await caughtUp();
+    expect(await catchesUpWithinTheTurn(projection)).toBe(true);
+    await close();
   });
 
   it('reads at most twice for all the requests of one turn, and each sees what was appended before it asked', async () => {
-    const { store, other } = stores();
-    await declareTable(other);
-    const projection = new CatalogProjection(store, 'default');
-    await projection.catchUp();
-    await turn();
+    const { store, other, projection, close } = await caughtUp();
     const reads = jest.spyOn(store, 'streamRevision');
 
     const first = projection.catchUp();
@@ -50,24 +56,17 @@ describe('reading the stream head before an answer', () => {
 
     expect(reads).toHaveBeenCalledTimes(2);
     expect(projection.state.revision).toBe(1);
-    await Promise.all([store.close(), other.close()]);
+    await close();
   });
 
-  it('reads at once again in the next turn', async () => {
-    const { store, other } = stores();
-    await declareTable(other);
-    const projection = new CatalogProjection(store, 'default');
-    await projection.catchUp();
-    await turn();
+  it('reads at once again in the next turn, and sees what was appended meanwhile', async () => {
+    const { other, projection, close } = await caughtUp();
     await projection.catchUp();
     await turn();
     await declareTable(other);
 
-    let turnEnded = false;
-    setImmediate(() => (turnEnded = true));
-    await projection.catchUp();
-    expect(turnEnded).toBe(false);
+    expect(await catchesUpWithinTheTurn(projection)).toBe(true);
     expect(projection.state.revision).toBe(1);
-    await Promise.all([store.close(), other.close()]);
+    await close();
   });
 });
