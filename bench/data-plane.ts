@@ -129,7 +129,7 @@ const queryVectors = (n: number) => Array.from({ length: n }, (_, i) => Array.fr
  * Lance's Arrow IPC file, so that what HTTP and a second process cost, whoever serves the query,
  * is measured in the same run.
  */
-async function queryBoth(sides: Sides, table: lancedb.Table, name: string, what: string) {
+async function compareQueries(sides: Sides, table: lancedb.Table, name: string, what: string) {
   const { server, bare, directRoot } = sides;
   const time = { api: 0, lance: 0, minimal: 0 };
   const viaApi = async (q: number[]) => arrow.tableFromIPC(await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 }));
@@ -243,10 +243,10 @@ async function main(): Promise<void> {
     const { time, table } = await insertAll(sides, 'bench', batchesOf(ROWS));
     report(`Insert ${ROWS} rows of ${DIM}-d vectors in batches of ${BATCH}`, insertRows(ROWS, time));
     if (COUNTS > 0) await countBoth(server, table, 'bench');
-    if (FLAT && QUERIES > 0) await queryBoth(sides, table, 'bench', 'no index');
+    if (FLAT && QUERIES > 0) await compareQueries(sides, table, 'bench', 'no index');
     if (IVF) {
       await ivf(server, table, 'bench');
-      if (QUERIES > 0) await queryBoth(sides, table, 'bench', 'IVF_PQ index (16 partitions)');
+      if (QUERIES > 0) await compareQueries(sides, table, 'bench', 'IVF_PQ index (16 partitions)');
     }
     table.close();
     if (HNSW_ROWS > 0) await hnsw(sides);

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { closeSync, fdatasyncSync, linkSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { finalManifestName } from '@app/catalog';
 
 /**
  * The least a managed-versioning catalog of this design can do for the lancedb client, as a
@@ -28,15 +29,6 @@ const tables = new Map<string, { location: string; versions: Version[] }>();
 function durable(record: unknown): void {
   writeSync(log, `${JSON.stringify(record)}\n`);
   fdatasyncSync(log);
-}
-
-/** Lance's V2 manifest name for a version: 2^64 - 1 - version, zero-padded to 20 digits. */
-function finalName(version: number): string {
-  return (18446744073709551615n - BigInt(version)).toString().padStart(20, '0') + '.manifest';
-}
-
-function conflict(message: string) {
-  return { error: message, code: 14 };
 }
 
 async function main(): Promise<void> {
@@ -74,8 +66,8 @@ async function main(): Promise<void> {
       const table = tables.get(key(req.params.id));
       if (!table) return reply.code(404).send({ error: 'table not found', code: 4 });
       const { version, manifest_path: staging, manifest_size } = req.body;
-      if (table.versions.some((v) => v.version === version)) return reply.code(409).send(conflict(`version ${version} exists`));
-      const finalPath = join(dirname(staging), finalName(version));
+      if (table.versions.some((v) => v.version === version)) return reply.code(409).send({ error: `version ${version} exists`, code: 14 });
+      const finalPath = join(dirname(staging), finalManifestName(version, 'V2'));
       linkSync(`/${staging}`, `/${finalPath}`);
       const recorded = { version, manifest_path: finalPath, manifest_size };
       durable({ table: req.params.id, ...recorded });

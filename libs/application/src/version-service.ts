@@ -18,7 +18,7 @@ import {
   requireVersion,
   takePage,
 } from '@app/catalog';
-import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
+import { FinalisedManifest, ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
 import { DataChangeHandoff } from './data-change-handoff';
@@ -109,6 +109,7 @@ export class VersionService {
    */
   async finalise(staged: Array<[string, VersionCreated]>): Promise<Prepared> {
     const created: string[] = [];
+    const finalised: FinalisedManifest[] = [];
     const undo = async () => {
       for (const path of created.reverse()) await this.finaliser.discard(path);
     };
@@ -116,6 +117,7 @@ export class VersionService {
     try {
       for (const [staging, event] of staged) {
         const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability);
+        finalised.push(manifest);
         if (manifest.created) created.push(event.data.manifestPath);
         if (this.durability === 'journaled') files.push({ path: manifest.path, bytes: manifest.bytes });
         event.data.manifestSize ??= manifest.bytes.length;
@@ -128,7 +130,7 @@ export class VersionService {
       undo,
       files,
       committed: () => {
-        for (const [staging, event] of staged) this.finaliser.release(staging, event.data.manifestPath);
+        for (const manifest of finalised) this.finaliser.release(manifest);
       },
     };
   }

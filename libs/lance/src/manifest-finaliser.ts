@@ -8,6 +8,8 @@ import { Warehouse } from './warehouse';
 export interface FinalisedManifest {
   /** The absolute path of the final manifest. */
   path: string;
+  /** The absolute path of the staging manifest it was copied from. */
+  staging: string;
   bytes: Buffer;
   /** False when an identical final manifest was already there (a retried commit). */
   created: boolean;
@@ -50,10 +52,10 @@ export class ManifestFinaliser {
         throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
       }
       if (durability === 'synced') await this.sync(final);
-      return { path: final, bytes, created: false };
+      return { path: final, staging, bytes, created: false };
     }
     if (durability === 'synced') await this.sync(final);
-    return { path: final, bytes, created: true };
+    return { path: final, staging, bytes, created: true };
   }
 
   /**
@@ -61,15 +63,7 @@ export class ManifestFinaliser {
    * name Lance gives a staging manifest, the final name plus `-<uuid>` beside it, is removed: a
    * client naming some other file as its staging manifest must not get it deleted.
    */
-  release(stagingStorePath: string, finalStorePath: string): void {
-    let staging: string;
-    let final: string;
-    try {
-      staging = this.local(stagingStorePath);
-      final = this.local(finalStorePath);
-    } catch {
-      return; // both were checked when the manifest was finalised: nothing to remove otherwise
-    }
+  release({ staging, path: final }: FinalisedManifest): void {
     if (dirname(staging) !== dirname(final) || !basename(staging).startsWith(`${basename(final)}-`)) return;
     // Fire and forget, on every commit: the callback form costs the event loop less than a promise.
     unlinkCallback(staging, () => undefined);
