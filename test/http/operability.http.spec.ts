@@ -53,7 +53,10 @@ describe('operability', () => {
     try {
       const own = new Api(quiet.url);
       expect((await own.post('/v1/namespace/fine/create', {}, { 'x-request-id': 'ok-1' })).status).toBe(200);
-      expect((await own.post('/v1/namespace/missing/describe', {}, { 'x-request-id': 'bad-1' })).status).toBe(404);
+      const missing = await own.post('/v1/namespace/missing/describe', {}, { 'x-request-id': 'bad-1' });
+      expect(missing.status).toBe(404);
+      // Refusals carry the request id too.
+      expect(missing.headers.get('x-request-id')).toBe('bad-1');
       await logLine(quiet, (l) => l.reqId === 'bad-1' && l.res?.statusCode === 404 && l.req?.url === '/v1/namespace/missing/describe');
       // Written in the same batch as bad-1, or earlier, had it been logged.
       expect(logLines(quiet).some((l) => l.reqId === 'ok-1')).toBe(false);

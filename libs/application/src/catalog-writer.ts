@@ -57,6 +57,8 @@ interface Pending {
 interface Accepted {
   item: Pending;
   decision: Decision<unknown>;
+  /** Whether its events are on the group's draft already. */
+  onDraft?: boolean;
   /** What preparing it gave, this attempt: files to record with the events. */
   prepared?: Prepared;
 }
@@ -130,6 +132,12 @@ export class CatalogWriter {
     const draft = new DraftCatalog(projection.state);
     const accepted: Accepted[] = [];
     for (const item of group) {
+      // The draft takes the last accepted command's events only when another command is decided on it.
+      const previous = accepted[accepted.length - 1];
+      if (previous && !previous.onDraft) {
+        for (const { event, metadata } of eventsOf(previous.item, previous.decision)) evolve(draft, { event, metadata, revision: -1 });
+        previous.onDraft = true;
+      }
       let decision: Decision<unknown>;
       try {
         decision = item.decide(draft, item.metadata);
@@ -141,7 +149,6 @@ export class CatalogWriter {
         void undoOf(item).then(() => settle(item, () => decision.result(undefined)));
         continue;
       }
-      for (const { event, metadata } of eventsOf(item, decision)) evolve(draft, { event, metadata, revision: -1 });
       accepted.push({ item, decision });
     }
     if (accepted.length === 0) return [];

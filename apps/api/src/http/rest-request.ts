@@ -40,8 +40,7 @@ export class RestRequest {
 
   /** The raw (still encoded) path segment at `index`, decoded into an object id. */
   pathId(index: number): string[] {
-    const path = (this.req.raw.url ?? '').split('?')[0];
-    const raw = path.split('/')[index];
+    const raw = pathSegment(this.req.raw.url ?? '', index);
     if (raw === undefined) throw invalidInput('the request path has no object id');
     const decoded = decodeFormComponent(raw);
     if (decoded === this.delimiter) return [];
@@ -151,3 +150,17 @@ export class RestRequest {
 }
 
 export type { ObjectId };
+
+/** The `index`-th `/`-separated segment of a URL's path (the query left out), found without splitting the whole URL. */
+export function pathSegment(url: string, index: number): string | undefined {
+  const query = url.indexOf('?');
+  const end = query === -1 ? url.length : query;
+  let start = 0;
+  for (let i = 0; i < index; i++) {
+    const slash = url.indexOf('/', start);
+    if (slash === -1 || slash >= end) return undefined;
+    start = slash + 1;
+  }
+  const next = url.indexOf('/', start);
+  return url.slice(start, next === -1 || next > end ? end : next);
+}
