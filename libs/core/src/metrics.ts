@@ -2,13 +2,16 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 type RequestLabels = 'operation' | 'method' | 'status';
 
-/** Sets a counter, as it is collected, to the observation counts of a histogram with the same labels. */
+/**
+ * Sets a counter, as it is collected, to the observation counts of a histogram with the same
+ * labels. The counts are read first and the counter rewritten in one synchronous step, so two
+ * scrapes at once never add their counts up.
+ */
 function countsOf(histogram: Histogram<RequestLabels>) {
   return async function (this: Counter<RequestLabels>) {
+    const counts = (await histogram.get()).values.filter((value) => value.metricName?.endsWith('_count'));
     this.reset();
-    for (const value of (await histogram.get()).values) {
-      if (value.metricName?.endsWith('_count')) this.inc(value.labels as Record<RequestLabels, string>, value.value);
-    }
+    for (const value of counts) this.inc(value.labels as Record<RequestLabels, string>, value.value);
   };
 }
 
