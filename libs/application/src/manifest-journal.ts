@@ -39,7 +39,8 @@ export class ManifestJournal {
   flush(): Promise<void> {
     const run = this.flushing.then(async () => {
       for (;;) {
-        const pending = await this.journal.pending(BATCH);
+        // Paths only: the files are on disk, and reading their bytes back cost every commit a copy.
+        const pending = await this.journal.pendingPaths(BATCH);
         if (pending.length === 0) return;
         await syncFiles(pending.map((f) => f.path), this.dirs);
         await this.journal.release(pending.map((f) => f.id));

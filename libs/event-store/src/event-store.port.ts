@@ -73,6 +73,8 @@ export interface AppendOptions {
 export interface FileJournal {
   /** Pending files, oldest first. */
   pending(limit: number): Promise<Array<JournaledFile & { id: number }>>;
+  /** The same files without their bytes: what syncing files already on disk needs. */
+  pendingPaths(limit: number): Promise<Array<{ id: number; path: string }>>;
   release(ids: readonly number[]): Promise<void>;
 }
 

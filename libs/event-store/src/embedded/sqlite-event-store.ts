@@ -79,6 +79,7 @@ export class SqliteEventStore implements EventStore {
       ping: this.db.prepare('SELECT 1'),
       journalFile: this.db.prepare('INSERT INTO file_journal (path, bytes) VALUES (?, ?)'),
       pendingFiles: this.db.prepare('SELECT id, path, bytes FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
+      pendingPaths: this.db.prepare('SELECT id, path FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
       releaseFile: this.db.prepare('DELETE FROM file_journal WHERE id = ?'),
       dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
     };
@@ -111,6 +112,8 @@ export class SqliteEventStore implements EventStore {
     this.journal = {
       pending: async (limit) =>
         this.guard(() => (this.stmts.pendingFiles.all(BigInt(limit)) as Array<[number, string, Buffer]>).map(([id, path, bytes]) => ({ id, path, bytes }))),
+      pendingPaths: async (limit) =>
+        this.guard(() => (this.stmts.pendingPaths.all(BigInt(limit)) as Array<[number, string]>).map(([id, path]) => ({ id, path }))),
       release: async (ids) => {
         if (ids.length) this.guard(() => releaseTx.immediate(ids));
       },
