@@ -140,22 +140,16 @@ async function main(): Promise<void> {
     const appendAlone = await durableAppendAlone();
     const floorMs = viaDir.ms + TABLES * (ROUND_TRIPS_PER_TABLE * roundTrip + DURABLE_WRITES_PER_TABLE * append);
     const ops = TABLES * (APPENDS + 3);
+    const row = (path: string, ms: number) => ({ path, ms: ms.toFixed(0), 'ops/s': Math.round(ops / (ms / 1000)), ratio: (ms / viaDir.ms).toFixed(2) });
     const cpuPerCall = (side: Side) => `server CPU ${(side.server!.cpuUs / 1000 / (TABLES * ROUND_TRIPS_PER_TABLE)).toFixed(2)} ms per catalog call`;
     report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends of ${ROWS} rows, then open, count, search`, [
-      { path: "lancedb's own dir namespace (baseline)", ms: viaDir.ms.toFixed(0), 'ops/s': Math.round(ops / (viaDir.ms / 1000)), ratio: '1.00' },
-      { path: `this catalog, managed versioning (${cpuPerCall(viaCatalog)})`, ms: viaCatalog.ms.toFixed(0), 'ops/s': Math.round(ops / (viaCatalog.ms / 1000)), ratio: (viaCatalog.ms / viaDir.ms).toFixed(2) },
-      {
-        path: `minimal catalog of this design, bench/floor-catalog.ts (${cpuPerCall(viaFloor)})`,
-        ms: viaFloor.ms.toFixed(0),
-        'ops/s': Math.round(ops / (viaFloor.ms / 1000)),
-        ratio: (viaFloor.ms / viaDir.ms).toFixed(2),
-      },
-      {
-        path: `floor of the design: dir + ${ROUND_TRIPS_PER_TABLE} bare round trips (${(roundTrip * 1000).toFixed(0)} µs) + ${DURABLE_WRITES_PER_TABLE} durable appends (${(append * 1000).toFixed(0)} µs; ${(appendAlone * 1000).toFixed(0)} µs on an idle store) per table`,
-        ms: floorMs.toFixed(0),
-        'ops/s': Math.round(ops / (floorMs / 1000)),
-        ratio: (floorMs / viaDir.ms).toFixed(2),
-      },
+      row("lancedb's own dir namespace (baseline)", viaDir.ms),
+      row(`this catalog, managed versioning (${cpuPerCall(viaCatalog)})`, viaCatalog.ms),
+      row(`minimal catalog of this design, bench/floor-catalog.ts (${cpuPerCall(viaFloor)})`, viaFloor.ms),
+      row(
+        `floor of the design: dir + ${ROUND_TRIPS_PER_TABLE} bare round trips (${(roundTrip * 1000).toFixed(0)} µs) + ${DURABLE_WRITES_PER_TABLE} durable appends (${(append * 1000).toFixed(0)} µs; ${(appendAlone * 1000).toFixed(0)} µs on an idle store) per table`,
+        floorMs,
+      ),
     ]);
   } finally {
     floor.stop();

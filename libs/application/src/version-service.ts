@@ -108,17 +108,15 @@ export class VersionService {
    * that (a retried commit writes a new one), and `_versions/` would otherwise keep one per commit.
    */
   async finalise(staged: Array<[string, VersionCreated]>): Promise<Prepared> {
-    const created: string[] = [];
     const finalised: FinalisedManifest[] = [];
     const undo = async () => {
-      for (const path of created.reverse()) await this.finaliser.discard(path);
+      for (const manifest of [...finalised].reverse()) await this.finaliser.discard(manifest);
     };
     const files: Prepared['files'] = [];
     try {
       for (const [staging, event] of staged) {
         const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability);
         finalised.push(manifest);
-        if (manifest.created) created.push(event.data.manifestPath);
         if (this.durability === 'journaled') files.push({ path: manifest.path, bytes: manifest.bytes });
         event.data.manifestSize ??= manifest.bytes.length;
       }

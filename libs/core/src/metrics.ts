@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-type RequestLabels = 'operation' | 'method' | 'status';
+const REQUEST_LABELS = ['operation', 'method', 'status'] as const;
+type RequestLabels = (typeof REQUEST_LABELS)[number];
 
 /**
  * Sets a counter, as it is collected, to the observation counts of a histogram with the same
@@ -21,7 +22,7 @@ export class Metrics {
   readonly requestSeconds = new Histogram({
     name: 'lance_catalog_http_request_duration_seconds',
     help: 'HTTP request latency by operation (route) and status',
-    labelNames: ['operation', 'method', 'status'],
+    labelNames: REQUEST_LABELS,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
@@ -33,7 +34,7 @@ export class Metrics {
   readonly requests = new Counter({
     name: 'lance_catalog_http_requests_total',
     help: 'HTTP requests by operation (route) and status',
-    labelNames: ['operation', 'method', 'status'],
+    labelNames: REQUEST_LABELS,
     registers: [this.registry],
     collect: countsOf(this.requestSeconds),
   });

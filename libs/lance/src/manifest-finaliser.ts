@@ -69,9 +69,9 @@ export class ManifestFinaliser {
     unlinkCallback(staging, () => undefined);
   }
 
-  /** Removes a final manifest this process created, when the version it backs was not recorded. */
-  async discard(finalStorePath: string): Promise<void> {
-    await unlink(this.local(finalStorePath)).catch(() => undefined);
+  /** Removes the final manifest, if this process created it, when the version it backs was not recorded. */
+  async discard({ path: final, created }: FinalisedManifest): Promise<void> {
+    if (created) await unlink(final).catch(() => undefined);
   }
 
   /** The file's content and its name in the directory, both durable before the version is recorded. */
