@@ -1,5 +1,5 @@
-import { constants } from 'node:fs';
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, fdatasync, fsync, openSync } from 'node:fs';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -36,12 +36,17 @@ export class DirectorySyncs {
   }
 }
 
+/**
+ * Only the sync waits for the disk, so only it goes through libuv's pool: opening and closing a
+ * file whose name is in the page cache take microseconds, and each awaited FileHandle call was a
+ * hop to the pool and back (on two cores, a context switch each way), about 30 µs a commit.
+ */
 export async function syncPath(path: string, dataOnly: boolean): Promise<void> {
-  const handle = await open(path, constants.O_RDONLY);
+  const fd = openSync(path, constants.O_RDONLY);
   try {
-    await (dataOnly ? handle.datasync() : handle.sync());
+    await new Promise<void>((done, fail) => (dataOnly ? fdatasync : fsync)(fd, (e) => (e ? fail(e) : done())));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
