@@ -30,7 +30,13 @@ type Side = {
   /** Each table's create-and-append time, in table order: paired with the same table's on the other sides. */
   tableMs: number[];
   rows: number;
-  server?: { pid: number; userUs: number; systemUs: number } };
+  server?: { pid: number; userUs: number; systemUs: number };
+};
+
+/** A side with nothing measured yet; `server` is the process whose CPU its steps are charged with. */
+function sideOf(db: lancedb.Connection, namespace: string[], server?: { pid: number }): Side {
+  return { db, namespace, ms: 0, tableMs: [], rows: 0, ...(server ? { server: { pid: server.pid, userUs: 0, systemUs: 0 } } : {}) };
+}
 
 /** Times one step on one side, adding to that side's total (and to the CPU its server spent, where it has one). */
 async function step(side: Side, work: () => Promise<void>): Promise<number> {
@@ -136,22 +142,18 @@ async function main(): Promise<void> {
   try {
     const rest = await lancedb.connectNamespace('rest', { uri: server.url });
     const minimal = await lancedb.connectNamespace('rest', { uri: floor.url });
-    const dirSide = async (): Promise<Side> => ({ db: await lancedb.connectNamespace('dir', { root: scratchDir('bench-dir-') }), namespace: [], ms: 0, tableMs: [], rows: 0 });
+    const dirSide = async () => sideOf(await lancedb.connectNamespace('dir', { root: scratchDir('bench-dir-') }), []);
     // Untimed: the same workload on each side first, so none is measured warming up. The bench's
     // own /metrics read comes from another HTTP client: when the first one came right before the
     // timed steps, V8 deoptimised about 30 functions of the server's request path on its new object
     // shapes and optimised them again while the timed steps ran. Read once here, it is warm-up too.
     await appendSeconds(server.url);
     await rest.createNamespace(['warm']);
-    await workload(
-      [await dirSide(), { db: rest, namespace: ['warm'], ms: 0, tableMs: [], rows: 0 }, { db: minimal, namespace: ['warm'], ms: 0, tableMs: [], rows: 0 }],
-      WARM_TABLES,
-      APPENDS,
-    );
+    await workload([await dirSide(), sideOf(rest, ['warm']), sideOf(minimal, ['warm'])], WARM_TABLES, APPENDS);
     await rest.createNamespace(['bench']);
     const viaDir = await dirSide();
-    const viaCatalog: Side = { db: rest, namespace: ['bench'], ms: 0, tableMs: [], rows: 0, server: { pid: server.pid, userUs: 0, systemUs: 0 } };
-    const viaFloor: Side = { db: minimal, namespace: ['bench'], ms: 0, tableMs: [], rows: 0, server: { pid: floor.pid, userUs: 0, systemUs: 0 } };
+    const viaCatalog = sideOf(rest, ['bench'], server);
+    const viaFloor = sideOf(minimal, ['bench'], floor);
     const appendsBefore = await appendSeconds(server.url);
     await workload([viaDir, viaCatalog, viaFloor]);
     const appendsAfter = await appendSeconds(server.url);
