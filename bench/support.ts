@@ -88,13 +88,13 @@ function startScript(script: string, ...args: string[]): Promise<{ url: string; 
   });
 }
 
-/** CPU time a process has used so far, in µs (Linux: utime + stime from /proc, in clock ticks of 10 ms). */
+/** CPU time a process has used so far, in µs. */
 export function cpuOf(pid: number): number {
   const { user, system } = cpuSplitOf(pid);
   return user + system;
 }
 
-/** A process's CPU time so far in µs, in user and kernel mode apart. */
+/** A process's CPU time so far in µs, user and kernel apart (Linux: utime and stime from /proc, in clock ticks of 10 ms). */
 export function cpuSplitOf(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };

@@ -71,7 +71,8 @@ export class ManifestFinaliser {
     try {
       unlinkSync(staging);
     } catch {
-      // Already gone (a retried commit's staging file): nothing is left to remove.
+      // The commit has succeeded: a staging name already gone, or one that cannot be removed, costs
+      // at most some disk space.
     }
   }
 
