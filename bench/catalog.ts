@@ -1,9 +1,8 @@
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { finalManifestName } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
-import { BenchServer, cpuOf, post, report, scratchDir, startBareServer, startServer, timed } from './support';
+import { BenchServer, cpuOf, post, report, scratchDir, stagingManifestName, startBareServer, startServer, timed } from './support';
 
 /**
  * Catalog benchmarks, each beside its baseline measured in the same run:
@@ -182,9 +181,6 @@ async function directAppends(locations: string[], perTable: number): Promise<num
   return ms;
 }
 
-/** Named as Lance names a staging manifest (the final name and a uuid), so the server removes it once committed. */
-const stagingName = (version: number) => `${finalManifestName(version, 'V2')}-00000000-0000-4000-8000-${String(version).padStart(12, '0')}`;
-
 /** Declares 100 tables in namespace `ns` and stages `perTable` manifests in each; returns their locations. */
 async function stagedTables(server: BenchServer, ns: string, perTable: number): Promise<string[]> {
   await post(`${server.url}/v1/namespace/${ns}/create`, {});
@@ -192,7 +188,7 @@ async function stagedTables(server: BenchServer, ns: string, perTable: number): 
   for (let t = 0; t < 100; t++) locations.push((await post(`${server.url}/v1/table/${ns}%24t${t}/declare`, {})).location);
   for (const [t, location] of locations.entries()) {
     mkdirSync(join(location, '_versions'), { recursive: true });
-    for (let v = 1; v <= perTable; v++) writeFileSync(join(location, '_versions', stagingName(v)), `table ${t} version ${v} `.padEnd(600, '.'));
+    for (let v = 1; v <= perTable; v++) writeFileSync(join(location, '_versions', stagingManifestName(v)), `table ${t} version ${v} `.padEnd(600, '.'));
   }
   return locations;
 }
@@ -216,7 +212,7 @@ async function commitAll(server: BenchServer, ns: string, locations: string[], p
           const i = next++;
           const t = i % 100;
           const v = Math.floor(i / 100) + 1;
-          return { ...req, path: `/v1/table/${ns}%24t${t}/version/create`, body: JSON.stringify({ version: v, manifest_path: `${locations[t].slice(1)}/_versions/${stagingName(v)}` }) };
+          return { ...req, path: `/v1/table/${ns}%24t${t}/version/create`, body: JSON.stringify({ version: v, manifest_path: `${locations[t].slice(1)}/_versions/${stagingManifestName(v)}` }) };
         },
         onResponse: () => {
           last = process.hrtime.bigint();

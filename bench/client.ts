@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@app/event-store';
-import { cpuSplitOf, report, scratchDir, startBareServer, startFloorCatalog, startServer, timed, vectorTable } from './support';
+import { report, scratchDir, startBareServer, startFloorCatalog, startServer, timed, timedWithCpu, vectorTable } from './support';
 
 /**
  * The real client's workload through this catalog (managed versioning: every commit is a
@@ -40,14 +40,15 @@ function sideOf(db: lancedb.Connection, namespace: string[], server?: { pid: num
 
 /** Times one step on one side, adding to that side's total (and to the CPU its server spent, where it has one). */
 async function step(side: Side, work: () => Promise<void>): Promise<number> {
-  const before = side.server ? cpuSplitOf(side.server.pid) : undefined;
-  const { ms } = await timed(work);
-  side.ms += ms;
-  if (side.server && before) {
-    const after = cpuSplitOf(side.server.pid);
-    side.server.userUs += after.user - before.user;
-    side.server.systemUs += after.system - before.system;
+  if (!side.server) {
+    const { ms } = await timed(work);
+    side.ms += ms;
+    return ms;
   }
+  const { ms, user, system } = await timedWithCpu(side.server.pid, work);
+  side.ms += ms;
+  side.server.userUs += user;
+  side.server.systemUs += system;
   return ms;
 }
 

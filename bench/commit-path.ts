@@ -1,7 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { finalManifestName } from '@app/catalog';
-import { closeClient, cpuSplitOf, post, report, send, startBareServer, startFloorCatalog, startServer } from './support';
+import { closeClient, post, report, send, stagingManifestName, startBareServer, startFloorCatalog, startServer, timedWithCpu } from './support';
 
 /**
  * The commit path alone: `version/create` one at a time over one keep-alive connection, as the
@@ -32,9 +31,6 @@ interface Target {
   systemUs: number;
 }
 
-/** Named as Lance names a staging manifest (the final name and a uuid), so the server removes it once committed. */
-const stagingName = (version: number) => `${finalManifestName(version, 'V2')}-00000000-0000-4000-8000-${String(version).padStart(12, '0')}`;
-
 /** Declares TABLES tables in namespace `c`; the i-th commit writes a staging manifest and commits it as the next version of table i % TABLES. */
 async function catalogTarget(path: string, url: string, pid: number): Promise<Target> {
   await post(`${url}/v1/namespace/c/create`, {});
@@ -44,7 +40,7 @@ async function catalogTarget(path: string, url: string, pid: number): Promise<Ta
   const commit = (i: number) => {
     const t = i % TABLES;
     const version = Math.floor(i / TABLES) + 1;
-    const staging = join(locations[t], '_versions', stagingName(version));
+    const staging = join(locations[t], '_versions', stagingManifestName(version));
     writeFileSync(staging, MANIFEST);
     return { url: `${url}/v1/table/c%24t${t}/version/create`, body: { version, manifest_path: staging.slice(1) } };
   };
@@ -54,26 +50,19 @@ async function catalogTarget(path: string, url: string, pid: number): Promise<Ta
 /** The same request to a route that answers a fixed object (the staging manifest written all the same). */
 function bareTarget(url: string, pid: number, scratch: string): Target {
   const commit = (i: number) => {
-    const staging = join(scratch, stagingName(i + 1));
+    const staging = join(scratch, stagingManifestName(i + 1));
     writeFileSync(staging, MANIFEST);
     return { url: `${url}/v1/table/c%24t${i % TABLES}/describe`, body: { version: Math.floor(i / TABLES) + 1, manifest_path: staging.slice(1) } };
   };
   return { path: 'bare Fastify route answering a fixed object', pid, commit, commits: 0, ms: 0, userUs: 0, systemUs: 0 };
 }
 
-async function run(target: Target, count: number, timed: boolean): Promise<void> {
-  const before = cpuSplitOf(target.pid);
-  const start = performance.now();
+async function commit(target: Target, count: number): Promise<void> {
   for (let n = 0; n < count; n++) {
     const { url, body } = target.commit(target.commits++);
     const res = await send(url, 'application/json', Buffer.from(JSON.stringify(body)));
     if (res.status !== 200) throw new Error(`${target.path}: ${res.status} ${res.body.toString()}`);
   }
-  if (!timed) return;
-  const after = cpuSplitOf(target.pid);
-  target.ms += performance.now() - start;
-  target.userUs += after.user - before.user;
-  target.systemUs += after.system - before.system;
 }
 
 async function main(): Promise<void> {
@@ -88,10 +77,15 @@ async function main(): Promise<void> {
       await catalogTarget('minimal catalog of this design, bench/floor-catalog.ts (baseline)', floor.url, floor.pid),
       await catalogTarget('this catalog, CreateTableVersion', server.url, server.pid),
     ];
-    for (const target of targets) await run(target, WARM, false);
+    for (const target of targets) await commit(target, WARM);
     // Turns in alternating order, so that a slow spell of the machine falls on every target alike.
     for (let turn = 0; turn < TURNS; turn++) {
-      for (const target of turn % 2 ? [...targets].reverse() : targets) await run(target, TURN, true);
+      for (const target of turn % 2 ? [...targets].reverse() : targets) {
+        const { ms, user, system } = await timedWithCpu(target.pid, () => commit(target, TURN));
+        target.ms += ms;
+        target.userUs += user;
+        target.systemUs += system;
+      }
     }
     const commits = TURNS * TURN;
     const cpuOf = (t: Target) => (t.userUs + t.systemUs) / commits;

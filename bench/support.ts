@@ -4,6 +4,7 @@ import { Agent, request } from 'node:http';
 import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { finalManifestName } from '@app/catalog';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -95,7 +96,7 @@ export function cpuOf(pid: number): number {
 }
 
 /** A process's CPU time so far in µs, user and kernel apart (Linux: utime and stime from /proc, in clock ticks of 10 ms). */
-export function cpuSplitOf(pid: number): { user: number; system: number } {
+function cpuSplitOf(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
@@ -123,6 +124,18 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; va
   const value = await work();
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
+
+/** Times `work` and the CPU process `pid` spent meanwhile, in µs, user and kernel apart. */
+export async function timedWithCpu(pid: number, work: () => Promise<void>): Promise<{ ms: number; user: number; system: number }> {
+  const before = cpuSplitOf(pid);
+  const { ms } = await timed(work);
+  const after = cpuSplitOf(pid);
+  return { ms, user: after.user - before.user, system: after.system - before.system };
+}
+
+/** Named as Lance names a staging manifest (the final name and a uuid), so the server removes it once committed. */
+export const stagingManifestName = (version: number) =>
+  `${finalManifestName(version, 'V2')}-00000000-0000-4000-8000-${String(version).padStart(12, '0')}`;
 
 export async function post(url: string, body: unknown): Promise<any> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
