@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { closeSync, fdatasyncSync, linkSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, linkSync, mkdirSync, openSync, readFileSync, writevSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { finalManifestName } from '@app/catalog';
 
@@ -11,7 +11,15 @@ import { finalManifestName } from '@app/catalog';
  * manifest linked to its final name. No validation, no events, no auth, no logging, no
  * metrics, no history: a lower bound for this catalog, not a catalog.
  *
- * Usage: node floor-catalog.js <warehouse dir>; prints "listening on <url>".
+ * Two lower bounds, by what the durable write holds:
+ * - `journaled` (what this catalog guarantees): the manifest's bytes ride in the same write as the
+ *   version's record, as the catalog's journal does, so a version that survives a crash has its
+ *   manifest. The client wrote the staging manifest without a sync.
+ * - `record-only`: the version's record alone. Cheaper, but after a crash a recorded version may
+ *   name a manifest whose content never reached the disk; no catalog that promises otherwise can
+ *   do this.
+ *
+ * Usage: node floor-catalog.js <warehouse dir> [journaled|record-only]; prints "listening on <url>".
  */
 interface Version {
   version: number;
@@ -20,14 +28,16 @@ interface Version {
 }
 
 const root = process.argv[2];
-if (!root) throw new Error('usage: floor-catalog <warehouse dir>');
+const manifests = process.argv[3] ?? 'journaled';
+if (!root || !['journaled', 'record-only'].includes(manifests)) throw new Error('usage: floor-catalog <warehouse dir> [journaled|record-only]');
 mkdirSync(root, { recursive: true });
 const log = openSync(join(root, 'commits.log'), 'a');
 const tables = new Map<string, { location: string; versions: Version[] }>();
 
-/** The design's one cost per commit: a record made durable before the answer. */
-function durable(record: unknown): void {
-  writeSync(log, `${JSON.stringify(record)}\n`);
+/** The design's one cost per commit: a record (and, journaled, the bytes after it) made durable before the answer. */
+function durable(record: object, bytes?: Buffer): void {
+  const line = Buffer.from(`${JSON.stringify(bytes ? { ...record, bytes: bytes.length } : record)}\n`);
+  writevSync(log, bytes ? [line, bytes] : [line]);
   fdatasyncSync(log);
 }
 
@@ -68,9 +78,10 @@ async function main(): Promise<void> {
       const { version, manifest_path: staging, manifest_size } = req.body;
       if (table.versions.some((v) => v.version === version)) return reply.code(409).send({ error: `version ${version} exists`, code: 14 });
       const finalPath = join(dirname(staging), finalManifestName(version, 'V2'));
+      const bytes = manifests === 'journaled' ? readFileSync(`/${staging}`) : undefined;
       linkSync(`/${staging}`, `/${finalPath}`);
       const recorded = { version, manifest_path: finalPath, manifest_size };
-      durable({ table: req.params.id, ...recorded });
+      durable({ table: req.params.id, ...recorded }, bytes);
       table.versions.push(recorded);
       return { version: recorded };
     },

@@ -74,9 +74,12 @@ export function startBareServer(): Promise<{ url: string; pid: number; stop: () 
   return startScript('bare-server.js');
 }
 
-/** The minimal catalog of bench/floor-catalog.ts on a warehouse of its own: the client bench's floor. */
-export function startFloorCatalog(): Promise<{ url: string; pid: number; stop: () => void }> {
-  return startScript('floor-catalog.js', scratchDir('bench-floor-'));
+/**
+ * The minimal catalog of bench/floor-catalog.ts on a warehouse of its own: the benches' floor.
+ * `journaled` makes each manifest durable with its version, as this catalog does; `record-only` the version alone.
+ */
+export function startFloorCatalog(manifests: 'journaled' | 'record-only' = 'journaled'): Promise<{ url: string; pid: number; stop: () => void }> {
+  return startScript('floor-catalog.js', scratchDir('bench-floor-'), manifests);
 }
 
 function startScript(script: string, ...args: string[]): Promise<{ url: string; pid: number; stop: () => void }> {

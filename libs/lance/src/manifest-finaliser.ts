@@ -29,6 +29,8 @@ export interface FinalisedManifest {
  */
 export class ManifestFinaliser {
   private readonly dirs = new DirectorySyncs();
+  /** Staging manifests whose versions are recorded, to remove once their commits are answered. */
+  private readonly released: string[] = [];
 
   constructor(private readonly warehouse: Warehouse) {}
 
@@ -65,14 +67,24 @@ export class ManifestFinaliser {
    */
   release({ staging, path: final }: FinalisedManifest): void {
     if (dirname(staging) !== dirname(final) || !basename(staging).startsWith(`${basename(final)}-`)) return;
-    // Synchronous, like the link that made the final name: an unlink touches only the directory in
-    // the page cache, and a hop through libuv's pool cost each commit more CPU (measured: about
-    // 30 µs a commit, in the wake-ups on two cores) than the call itself.
-    try {
-      unlinkSync(staging);
-    } catch {
-      // The commit has succeeded: a staging name already gone, or one that cannot be removed, costs
-      // at most some disk space.
+    if (this.released.push(staging) === 1) setImmediate(() => this.removeReleased());
+  }
+
+  /**
+   * Runs once the answers of the commits that released them are written, and before the event loop
+   * reads the next requests: removing a name is no part of a commit, so it stays off the path the
+   * client waits on. Synchronous, like the link that made the final name: an unlink touches only
+   * the directory in the page cache, and a hop through libuv's pool cost each commit more CPU
+   * (measured: about 30 µs a commit, in the wake-ups on two cores) than the call itself.
+   */
+  private removeReleased(): void {
+    for (const staging of this.released.splice(0)) {
+      try {
+        unlinkSync(staging);
+      } catch {
+        // The commit has succeeded: a staging name already gone, or one that cannot be removed, costs
+        // at most some disk space.
+      }
     }
   }
 
