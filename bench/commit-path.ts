@@ -16,7 +16,8 @@ import { closeClient, post, report, send, stagingManifestName, startBareServer, 
  * Between two calls the server's core runs other work (Lance in the client bench, other tenants of
  * the host here), so each request starts with cold caches; what a commit then costs grows with
  * how much code and data it touches. The spaced rows reproduce the client bench's CPU per call
- * without its noise: there one run's noise is about 10 %, here a few percent.
+ * without Lance in the way. The absolute figures move with the machine from run to run; compare
+ * the ratios, whose targets took turns in the same minutes.
  */
 const TURNS = Number(process.env.BENCH_COMMIT_TURNS ?? 8);
 const TURN = Number(process.env.BENCH_COMMIT_TURN ?? 500);
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
     };
     report(`Commit path: version/create one at a time, ${TURNS * TURN} commits after ${WARM} untimed`, rows((t) => t.tight));
     report(
-      `Commit path, spaced: ${TURNS * SPACED_TURN} commits ${GAP} ms apart, CPU of the pauses included`,
+      `Commit path, spaced: ${TURNS * SPACED_TURN} commits ${GAP} ms apart, the pauses included in CPU and wall`,
       rows((t) => t.spaced),
     );
   } finally {
