@@ -50,7 +50,9 @@ const schema = z.object({
     .refine((v) => /^[A-Za-z0-9_.-]{1,64}$/.test(v), { message: 'QUEUE_PREFIX must be 1-64 characters of [A-Za-z0-9_.-]' }),
   MANAGED_VERSIONING: bool('MANAGED_VERSIONING', true),
   MANIFEST_DURABILITY: z.enum(['journal', 'fsync'], { message: "MANIFEST_DURABILITY must be 'journal' or 'fsync'" }).default('journal'),
-  MANIFEST_JOURNAL_FLUSH_MS: int('MANIFEST_JOURNAL_FLUSH_MS', 200, 10, 60_000),
+  // Each flush also syncs every table directory it touched once and releases its rows in one
+  // transaction: fewer, larger flushes spread those over more commits.
+  MANIFEST_JOURNAL_FLUSH_MS: int('MANIFEST_JOURNAL_FLUSH_MS', 1000, 10, 60_000),
   DEFAULT_DATABASE: z
     .string()
     .default('default')

@@ -17,7 +17,7 @@ describe('configuration', () => {
     expect(c.warehouse).toBe(resolve('./data/warehouse'));
     expect(c.snapshotDir).toBe(resolve('./data/snapshots'));
     expect(c.snapshotEvery).toBe(100_000);
-    expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 200 });
+    expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 1000 });
     expect(c).toMatchObject({ tableCacheSize: 256, hnswCacheSize: 8 });
   });
 
