@@ -33,7 +33,8 @@ interface Target {
   pid: number;
   /** The request of the i-th commit: the URL and the body. */
   commit: (i: number) => { url: string; body: unknown };
-  commits: number;
+  /** How many commits it has been sent, measured or not: the next one is the next version. */
+  sent: number;
   /** Measured back to back, and spaced GAP ms apart. */
   tight: Tally;
   spaced: Tally;
@@ -61,7 +62,7 @@ async function catalogTarget(path: string, url: string, pid: number): Promise<Ta
     writeFileSync(staging, MANIFEST);
     return { url: `${url}/v1/table/c%24t${t}/version/create`, body: { version, manifest_path: staging.slice(1) } };
   };
-  return { path, pid, commit, commits: 0, tight: tally(), spaced: tally() };
+  return { path, pid, commit, sent: 0, tight: tally(), spaced: tally() };
 }
 
 /** The same request to a route that answers a fixed object (the staging manifest written all the same). */
@@ -71,12 +72,12 @@ function bareTarget(url: string, pid: number, scratch: string): Target {
     writeFileSync(staging, MANIFEST);
     return { url: `${url}/v1/table/c%24t${i % TABLES}/describe`, body: { version: Math.floor(i / TABLES) + 1, manifest_path: staging.slice(1) } };
   };
-  return { path: 'bare Fastify route answering a fixed object', pid, commit, commits: 0, tight: tally(), spaced: tally() };
+  return { path: 'bare Fastify route answering a fixed object', pid, commit, sent: 0, tight: tally(), spaced: tally() };
 }
 
 async function commit(target: Target, count: number, gapMs = 0): Promise<void> {
   for (let n = 0; n < count; n++) {
-    const { url, body } = target.commit(target.commits++);
+    const { url, body } = target.commit(target.sent++);
     if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
     const res = await send(url, 'application/json', Buffer.from(JSON.stringify(body)));
     if (res.status !== 200) throw new Error(`${target.path}: ${res.status} ${res.body.toString()}`);
