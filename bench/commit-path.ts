@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { closeClient, post, report, send, stagingManifestName, startBareServer, startFloorCatalog, startServer, timedWithCpu } from './support';
+import { closeClient, cpuOf, post, report, send, stagingManifestName, startBareServer, startFloorCatalog, startServer, timedWithCpu } from './support';
 
 /**
  * The commit path alone: `version/create` one at a time over one keep-alive connection, as the
@@ -18,6 +18,9 @@ import { closeClient, post, report, send, stagingManifestName, startBareServer, 
  * how much code and data it touches. The spaced rows reproduce the client bench's CPU per call
  * without Lance in the way. The absolute figures move with the machine from run to run; compare
  * the ratios, whose targets took turns in the same minutes.
+ *
+ * First, after the warm-up, every server stands by for IDLE_S seconds with no request: the CPU a
+ * server spends doing nothing (its timers) is charged to every spaced commit too.
  */
 const TURNS = Number(process.env.BENCH_COMMIT_TURNS ?? 8);
 const TURN = Number(process.env.BENCH_COMMIT_TURN ?? 500);
@@ -25,6 +28,8 @@ const WARM = Number(process.env.BENCH_COMMIT_WARM ?? 3000);
 const GAP = Number(process.env.BENCH_COMMIT_GAP_MS ?? 5);
 /** Spaced commits per turn: a turn of them takes about as long as a turn back to back. */
 const SPACED_TURN = Number(process.env.BENCH_COMMIT_SPACED_TURN ?? 100);
+/** Seconds every server stands by with no request, after the warm-up: what each costs doing nothing. */
+const IDLE_S = Number(process.env.BENCH_COMMIT_IDLE_S ?? 20);
 const TABLES = 20;
 const MANIFEST = 'x'.repeat(4096);
 
@@ -99,6 +104,10 @@ async function main(): Promise<void> {
       await catalogTarget('this catalog, CreateTableVersion', server.url, server.pid),
     ];
     for (const target of targets) await commit(target, WARM);
+    // All at once, over the same seconds: CPU ticks are 10 ms, so the figures are to 10 / IDLE_S ms a second.
+    const idleBefore = targets.map((t) => cpuOf(t.pid));
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    const idle = targets.map((t, i) => (cpuOf(t.pid) - idleBefore[i]) / 1000 / IDLE_S);
     // Turns in alternating order, so that a slow spell of the machine falls on every target alike.
     const measure = async (target: Target, into: Tally, count: number, gapMs: number) => {
       const { ms, user, system } = await timedWithCpu(target.pid, () => commit(target, count, gapMs));
@@ -132,6 +141,10 @@ async function main(): Promise<void> {
     report(
       `Commit path, spaced: ${TURNS * SPACED_TURN} commits ${GAP} ms apart, the pauses included in CPU and wall`,
       rows((t) => t.spaced),
+    );
+    report(
+      `Standing by: CPU over ${IDLE_S} s with no request, after the warm-up`,
+      targets.map((t, i) => ({ path: t.path, 'CPU ms/s': idle[i].toFixed(1) })),
     );
   } finally {
     bare.stop();
