@@ -123,17 +123,17 @@ async function main(): Promise<void> {
       }
     }
     const rows = (of: (t: Target) => Tally) => {
-      const cpuOf = (t: Tally) => (t.userUs + t.systemUs) / t.commits;
-      const baseline = cpuOf(of(targets[1]));
+      const cpuPerCommit = (t: Tally) => (t.userUs + t.systemUs) / t.commits;
+      const baseline = cpuPerCommit(of(targets[1]));
       return targets.map((target) => {
         const t = of(target);
         return {
           path: target.path,
-          'server CPU µs/commit': cpuOf(t).toFixed(0),
+          'server CPU µs/commit': cpuPerCommit(t).toFixed(0),
           'user µs': (t.userUs / t.commits).toFixed(0),
           'kernel µs': (t.systemUs / t.commits).toFixed(0),
           'wall µs/commit': ((t.ms * 1000) / t.commits).toFixed(0),
-          'CPU ratio': (cpuOf(t) / baseline).toFixed(2),
+          'CPU ratio': (cpuPerCommit(t) / baseline).toFixed(2),
         };
       });
     };
