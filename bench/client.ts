@@ -7,8 +7,11 @@ import { report, scratchDir, startBareServer, startFloorCatalog, startServer, ti
  * The real client's workload through this catalog (managed versioning: every commit is a
  * `version/create`) against lancedb's own `dir` namespace on local files: create BENCH_CLIENT_TABLES
  * tables, BENCH_CLIENT_APPENDS appends to each, then open, count and search each table. Beside
- * it, the minimal catalog of the design in its two forms (bench/floor-catalog.ts). The sides take
- * turns table by table and each side's steps are timed apart.
+ * it: this catalog with its store swapped for the minimal catalog's (bench/log-store-server.ts),
+ * which tells the store's share from the request path's; this catalog without managed versioning,
+ * where the client commits to storage itself; and the minimal catalog of the design in its two
+ * forms (bench/floor-catalog.ts). The sides take turns table by table and each side's steps are
+ * timed apart.
  */
 const TABLES = Number(process.env.BENCH_CLIENT_TABLES ?? 20);
 const APPENDS = Number(process.env.BENCH_CLIENT_APPENDS ?? 50);
@@ -140,10 +143,14 @@ async function durableAppendAlone(): Promise<number> {
 
 async function main(): Promise<void> {
   const server = await startServer();
+  const onLog = await startServer({}, 'dist/bench/log-store-server.js');
+  const unmanaged = await startServer({ MANAGED_VERSIONING: 'false' });
   const floor = await startFloorCatalog('journaled');
   const recordOnly = await startFloorCatalog('record-only');
   try {
     const rest = await lancedb.connectNamespace('rest', { uri: server.url });
+    const restOnLog = await lancedb.connectNamespace('rest', { uri: onLog.url });
+    const restUnmanaged = await lancedb.connectNamespace('rest', { uri: unmanaged.url });
     const minimal = await lancedb.connectNamespace('rest', { uri: floor.url });
     const minimalRecordOnly = await lancedb.connectNamespace('rest', { uri: recordOnly.url });
     const dirSide = async () => sideOf(await lancedb.connectNamespace('dir', { root: scratchDir('bench-dir-') }), []);
@@ -152,18 +159,26 @@ async function main(): Promise<void> {
     // timed steps, V8 deoptimised about 30 functions of the server's request path on its new object
     // shapes and optimised them again while the timed steps ran. Read once here, it is warm-up too.
     await appendSeconds(server.url);
-    await rest.createNamespace(['warm']);
-    await workload([await dirSide(), sideOf(rest, ['warm']), sideOf(minimal, ['warm']), sideOf(minimalRecordOnly, ['warm'])], WARM_TABLES, APPENDS);
-    await rest.createNamespace(['bench']);
+    await appendSeconds(onLog.url);
+    await appendSeconds(unmanaged.url);
+    for (const db of [rest, restOnLog, restUnmanaged]) await db.createNamespace(['warm']);
+    await workload(
+      [await dirSide(), sideOf(rest, ['warm']), sideOf(restOnLog, ['warm']), sideOf(restUnmanaged, ['warm']), sideOf(minimal, ['warm']), sideOf(minimalRecordOnly, ['warm'])],
+      WARM_TABLES,
+      APPENDS,
+    );
+    for (const db of [rest, restOnLog, restUnmanaged]) await db.createNamespace(['bench']);
     const viaDir = await dirSide();
     const viaCatalog = sideOf(rest, ['bench'], server);
+    const viaCatalogOnLog = sideOf(restOnLog, ['bench'], onLog);
+    const viaUnmanaged = sideOf(restUnmanaged, ['bench'], unmanaged);
     const viaFloor = sideOf(minimal, ['bench'], floor);
     const viaRecordOnly = sideOf(minimalRecordOnly, ['bench'], recordOnly);
     const appendsBefore = await appendSeconds(server.url);
-    await workload([viaDir, viaCatalog, viaFloor, viaRecordOnly]);
+    await workload([viaDir, viaCatalog, viaCatalogOnLog, viaUnmanaged, viaFloor, viaRecordOnly]);
     const appendsAfter = await appendSeconds(server.url);
     const append = (1000 * (appendsAfter.sum - appendsBefore.sum)) / (appendsAfter.count - appendsBefore.count);
-    for (const side of [viaCatalog, viaFloor, viaRecordOnly]) {
+    for (const side of [viaCatalog, viaCatalogOnLog, viaUnmanaged, viaFloor, viaRecordOnly]) {
       if (viaDir.rows !== side.rows) throw new Error(`row counts differ: ${viaDir.rows} vs ${side.rows}`);
     }
     // What any catalog of this design adds at the least: each catalog call a round trip, each commit
@@ -182,9 +197,13 @@ async function main(): Promise<void> {
     const perCall = (us: number) => (us / 1000 / (TABLES * ROUND_TRIPS_PER_TABLE)).toFixed(2);
     const cpuPerCall = ({ server: s }: Side) =>
       `server CPU ${perCall(s!.userUs + s!.systemUs)} ms per catalog call: ${perCall(s!.userUs)} user, ${perCall(s!.systemUs)} kernel`;
+    // Without managed versioning the client makes fewer catalog calls, so its server's CPU is given per table.
+    const cpuPerTable = ({ server: s }: Side) => `server CPU ${((s!.userUs + s!.systemUs) / 1000 / TABLES).toFixed(1)} ms per table`;
     report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends of ${ROWS} rows, then open, count, search`, [
       row("lancedb's own dir namespace (baseline)", viaDir.ms, viaDir),
       row(`this catalog, managed versioning (${cpuPerCall(viaCatalog)})`, viaCatalog.ms, viaCatalog),
+      row(`this catalog on the minimal catalog's store, bench/log-store-server.ts (${cpuPerCall(viaCatalogOnLog)})`, viaCatalogOnLog.ms, viaCatalogOnLog),
+      row(`this catalog without managed versioning: the client commits to storage itself (${cpuPerTable(viaUnmanaged)}; managed: ${cpuPerTable(viaCatalog)})`, viaUnmanaged.ms, viaUnmanaged),
       row(`minimal catalog of this design, bench/floor-catalog.ts, manifest journaled (${cpuPerCall(viaFloor)})`, viaFloor.ms, viaFloor),
       row(`the same, version record only: manifest not durable (${cpuPerCall(viaRecordOnly)})`, viaRecordOnly.ms, viaRecordOnly),
       row(
@@ -195,7 +214,7 @@ async function main(): Promise<void> {
   } finally {
     floor.stop();
     recordOnly.stop();
-    await server.stop();
+    await Promise.all([server.stop(), onLog.stop(), unmanaged.stop()]);
   }
 }
 

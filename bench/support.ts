@@ -16,11 +16,6 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/**
- * Starts the compiled server (API and worker in one process) on a free port in a fresh data dir.
- * Its log goes to a file in that dir, as a deployment's would: read back through a pipe, every
- * request's line would cost this process (which also runs the load generator) CPU.
- */
 const scratch: string[] = [];
 process.once('exit', () => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
@@ -36,12 +31,18 @@ export function scratchDir(prefix: string): string {
   return dir;
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
+/**
+ * Starts the compiled server (API and worker in one process) on a free port in a fresh data dir.
+ * Its log goes to a file in that dir, as a deployment's would: read back through a pipe, every
+ * request's line would cost this process (which also runs the load generator) CPU. `entry` is
+ * the script it runs, relative to the repository: the server's own unless a bench says otherwise.
+ */
+export async function startServer(env: Record<string, string> = {}, entry = 'dist/apps/api/src/standalone.js'): Promise<BenchServer> {
   const dataDir = scratchDir('lance-bench-');
   const logFile = join(dataDir, 'server.log');
   const log = openSync(logFile, 'a');
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/apps/api/src/standalone.js')], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, entry)], {
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-${Date.now()}`, ...env },
     stdio: ['ignore', log, log],
   });
