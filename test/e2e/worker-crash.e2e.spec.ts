@@ -63,7 +63,7 @@ describe('a worker killed in the middle of an index build', () => {
     await waitFor(() => api.post(`/v1/transaction/${tx}/describe`, {}), (r) => r.body.status === 'Running', 60_000);
     const cancel = await api.post(`/v1/transaction/${tx}/alter`, { actions: [{ setStatusAction: { status: 'Canceled' } }] });
     expect(cancel.body.status).toBe('Canceled');
-    // The worker sees the cancel within a second, ends hnswlib's thread mid-build and removes the index.
+    // The worker sees the cancel within a second, stops hnswlib's thread mid-build and removes the index.
     await waitFor(
       () => api.post('/v1/table/big/index/list', {}),
       (r) => !r.body.indexes.some((i: any) => i.index_name === 'g2'),

@@ -73,7 +73,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     let detail: Record<string, string>;
     try {
       if (type === 'HNSW') {
-        // hnswlib's build runs in a thread that can be ended, so a cancel does not wait for it.
+        // hnswlib's build runs in a thread that stops between points when asked, so a cancel does not wait for the build.
         const watch = setInterval(() => {
           this.indexes
             .buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId)
@@ -115,7 +115,9 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
 
   /** A canceled build leaves no index behind; answers `outcome`. */
   private async dropCanceled(ctx: RequestContext, job: IndexBuildJob, outcome: string): Promise<string> {
-    await this.indexes.dropTableIndex(ctx, job.table, job.indexName).catch(() => undefined);
+    await this.indexes
+      .dropTableIndex(ctx, job.table, job.indexName)
+      .catch((e) => this.logger.warn(`could not drop the canceled index '${job.indexName}' (transaction ${job.transactionId}); drop it with DropTableIndex: ${(e as Error).message}`));
     return outcome;
   }
 

@@ -12,32 +12,36 @@ export interface GraphBuild {
   graphFile: string;
   rowIdsFile: string;
   metaFile: string;
+  /** Set to 1 to stop the build: the thread looks at it between points and before writing. */
+  stop?: Int32Array;
 }
 
 /**
  * Builds the graph and writes its three files in a worker thread; resolves once all are written.
- * The vectors and row ids are moved to the thread, not copied. Aborting `signal` ends the thread
- * where it is (hnswlib's build cannot be asked to stop) and rejects.
+ * The vectors and row ids are moved to the thread, not copied. Aborting `signal` asks the thread
+ * to stop, and rejects once it has: after the point it is adding, or after the file it is writing,
+ * so no write of it lands after the caller has cleaned up. The thread is not terminated from
+ * outside: ended inside an hnswlib call, the addon's error on return aborted the whole process.
  */
 export function buildGraphOffThread(build: GraphBuild, signal?: AbortSignal): Promise<void> {
   return new Promise((done, fail) => {
     if (signal?.aborted) return fail(new Error('the HNSW build was stopped before it started'));
+    const stopFlag = new Int32Array(new SharedArrayBuffer(4));
     const thread = new Worker(join(__dirname, 'hnsw-graph-thread.js'), {
-      workerData: build,
+      workerData: { ...build, stop: stopFlag },
       transferList: [build.vectors.buffer as ArrayBuffer, build.rowIds.buffer as ArrayBuffer],
     });
-    const stop = () => {
-      fail(new Error('the HNSW build was stopped'));
-      void thread.terminate();
-    };
+    const stop = () => Atomics.store(stopFlag, 0, 1);
     signal?.addEventListener('abort', stop, { once: true });
     let written = false;
+    let failure: Error | undefined;
     thread.once('message', () => (written = true));
-    thread.once('error', fail);
+    thread.once('error', (e) => (failure = e));
     thread.once('exit', (code) => {
       signal?.removeEventListener('abort', stop);
-      if (written) done();
-      else fail(new Error(`the HNSW build thread stopped (exit code ${code}) before writing the graph`));
+      if (written && !signal?.aborted) done();
+      else if (signal?.aborted) fail(new Error('the HNSW build was stopped'));
+      else fail(failure ?? new Error(`the HNSW build thread stopped (exit code ${code}) before writing the graph`));
     });
   });
 }
