@@ -15,6 +15,7 @@ import {
   SubscribeOptions,
   Subscription,
   WrongExpectedRevisionError,
+  revisionMatches,
 } from '../libs/event-store/src/event-store.port';
 
 /**
@@ -43,8 +44,7 @@ class AppendOnlyLog implements EventStore {
     let stream = this.streams.get(streamId);
     if (!stream) this.streams.set(streamId, (stream = []));
     const current = stream.length - 1;
-    const ok = expected === 'any' || (expected === 'no_stream' ? current === -1 : current === expected);
-    if (!ok) throw new WrongExpectedRevisionError(streamId, expected, current);
+    if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
     const created = new Date();
     const recorded = events.map((e, i): RecordedEvent => ({
       id: e.id ?? randomUUID(),

@@ -104,6 +104,11 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/** Whether a stream whose last revision is `current` (-1: no stream) is where `expected` says. */
+export function revisionMatches(expected: ExpectedRevision, current: number): boolean {
+  return expected === 'any' || (expected === 'no_stream' ? current === -1 : current === expected);
+}
+
 export class WrongExpectedRevisionError extends Error {
   constructor(
     readonly streamId: string,

@@ -39,8 +39,8 @@ export function buildGraphOffThread(build: GraphBuild, signal?: AbortSignal): Pr
     thread.once('error', (e) => (failure = e));
     thread.once('exit', (code) => {
       signal?.removeEventListener('abort', stop);
-      if (written && !signal?.aborted) done();
-      else if (signal?.aborted) fail(new Error('the HNSW build was stopped'));
+      if (signal?.aborted) fail(new Error('the HNSW build was stopped'));
+      else if (written) done();
       else fail(failure ?? new Error(`the HNSW build thread stopped (exit code ${code}) before writing the graph`));
     });
   });

@@ -17,6 +17,7 @@ import {
   SubscribeOptions,
   Subscription,
   WrongExpectedRevisionError,
+  revisionMatches,
 } from '../event-store.port';
 
 const COLUMNS = 'position, stream_id, revision, id, type, data, metadata, created';
@@ -85,8 +86,7 @@ export class SqliteEventStore implements EventStore {
     };
     this.appendTx = this.db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, files: readonly JournaledFile[]) => {
       const current = this.headOf(streamId);
-      const ok = expected === 'any' || (expected === 'no_stream' ? current === -1 : current === expected);
-      if (!ok) throw new WrongExpectedRevisionError(streamId, expected, current);
+      if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
       const created = BigInt(Date.now());
       let revision = current;
       let position = 0n;
