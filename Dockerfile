@@ -1,4 +1,4 @@
-FROM node:20-bookworm
+FROM node:22-bookworm
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm install --no-audit --no-fund

@@ -2,7 +2,7 @@ import * as arrow from 'apache-arrow';
 import type * as lancedb from '@lancedb/lancedb';
 import { ARROW_FILE_MAGIC as MAGIC, toArrowFile } from './arrow-ipc';
 
-/** lancedb 0.37.1's native batch iterator: each batch as an Arrow IPC file of its own. */
+/** lancedb 0.39.0's native batch iterator: each batch as an Arrow IPC file of its own. */
 interface NativeBatches {
   next(): Promise<Buffer | null>;
 }
@@ -14,7 +14,7 @@ interface NativeBatches {
  * gives, is now passed on as the native side wrote it (about 0.3 ms less per query, a tenth of
  * what QueryTable adds to an indexed search). Several batches are joined and encoded once; none
  * gives an empty file, as `toArrow()` did. `nativeExecute` is lancedb's own (protected) way into
- * that iterator, pinned to 0.37.1 (package.json); libs/lance/test/query-ipc.spec.ts fails if this
+ * that iterator, pinned to 0.39.0 (package.json); libs/lance/test/query-ipc.spec.ts fails if this
  * version or its behaviour changes.
  */
 export async function queryIpcFile(query: lancedb.Query | lancedb.VectorQuery): Promise<Uint8Array> {

@@ -24,7 +24,7 @@ const ids = async (t: lancedb.Table) => ((await t.query().select(['id']).toArrow
  * addIpcFile calls lancedb's native `add` behind the public one. These pin what it relies on, on the
  * real lancedb: if an upgrade changes any of it, this fails before the server does.
  */
-describe('adding an Arrow IPC file through the native add (lancedb 0.37.1)', () => {
+describe('adding an Arrow IPC file through the native add (lancedb 0.39.0)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ipc-add-'));
   let db: lancedb.Connection;
   beforeAll(async () => (db = await lancedb.connect(dir)));
@@ -35,7 +35,7 @@ describe('adding an Arrow IPC file through the native add (lancedb 0.37.1)', () 
 
   it('is written against the lancedb version installed', () => {
     const installed = JSON.parse(readFileSync(join(require.resolve('@lancedb/lancedb'), '../../package.json'), 'utf8')).version;
-    expect(installed).toBe('0.37.1');
+    expect(installed).toBe('0.39.0');
   });
 
   it('appends and overwrites like the public add, answering the version it committed', async () => {

@@ -21,7 +21,7 @@ const isFile = (b: Uint8Array) => Buffer.from(b.subarray(0, 6)).toString() === M
 
 /**
  * queryIpcFile reads lancedb's native batches behind the public toArrow(). These pin what it relies
- * on against the real lancedb (0.37.1, checked by ipc-add.spec.ts): each answer is an Arrow IPC file
+ * on against the real lancedb (0.39.0, checked by ipc-add.spec.ts): each answer is an Arrow IPC file
  * holding exactly the rows toArrow() gives, whether Lance produced one batch, several, or none.
  */
 describe('query answers as Arrow IPC files from lancedb’s native batches', () => {

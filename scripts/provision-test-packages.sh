@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs, from Debian's packages, the system programs the test suites run when they are missing:
+# nginx (the cluster tests' balancer), Chromium (the page tests), and OpenStack Swift with memcached
+# (the S3 server of the object-store tests). Needs root, or sudo without a password.
+set -euo pipefail
+
+missing=()
+[ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+for p in swift-proxy swift-object swift-container swift-account; do
+  [ -x "/usr/bin/${p}-server" ] || missing+=("$p")
+done
+[ -x /usr/bin/memcached ] || missing+=(memcached)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  as_root=(sudo -n)
+else
+  echo "The tests need these Debian packages: ${missing[*]}." >&2
+  echo "Install them as root: apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "== installing ${missing[*]} from Debian's packages (for the tests)"
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
