@@ -81,6 +81,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
         }, CANCEL_CHECK_MS);
         try {
           const built = await buildHnsw(table, build.table.location, build.index.name, build.index.columns[0], {
+            files: this.data.files,
             distanceType: params.distance_type,
             m: params.m,
             efConstruction: params.ef_construction,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BatchOperation, CatalogEvent, DeclareTable, ObjectId, Properties, VersionRange, CreateTableVersion, decideBatch, defaultTableLocation } from '@app/catalog';
-import { Warehouse } from '@app/lance';
+import { Warehouse } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
 import { RequestContext } from './request-context';
 import { VersionService, deletedCount, stagedVersions, versionJsonOf } from './version-service';
@@ -32,9 +32,9 @@ export class BatchCommitService {
       const decision = decideBatch(view, operations, metadata);
       return {
         events: decision.events,
-        prepare: () => this.versions.finalise(stagedVersions(operations, decision.perOperation)),
+        prepare: () => this.versions.finalise(ctx, stagedVersions(operations, decision.perOperation)),
         result: (transactionId) => ({
-          results: operations.map((op, i) => resultOf(op, decision.perOperation[i], transactionId)),
+          results: operations.map((op, i) => resultOf(op, decision.perOperation[i], transactionId, this.warehouse.storageOptions(ctx.database, ctx.service === true))),
           transaction_id: transactionId,
         }),
       };
@@ -50,13 +50,13 @@ export class BatchCommitService {
   }
 }
 
-function resultOf(op: BatchOperation, events: CatalogEvent[], transactionId: string | undefined) {
+function resultOf(op: BatchOperation, events: CatalogEvent[], transactionId: string | undefined, storageOptions: Record<string, string>) {
   switch (op.kind) {
     case 'declare_table':
       return {
         declare_table: {
           location: op.command.location,
-          storage_options: {},
+          storage_options: storageOptions,
           managed_versioning: op.command.managedVersioning,
           properties: op.command.properties,
           transaction_id: transactionId,

@@ -29,7 +29,7 @@ export class CreateTableService {
       return {
         location: existing.location,
         version: existing.latestVersion,
-        storage_options: {},
+        storage_options: this.tables.storageOptions(ctx),
         properties: existing.properties,
       };
     }
@@ -47,6 +47,6 @@ export class CreateTableService {
       if (!existing) await this.tables.dropTable(ctx, req.id).catch(() => undefined);
       throw e;
     }
-    return { transaction_id: written.transactionId, location: table.location, version: written.version, storage_options: {}, properties: table.properties };
+    return { transaction_id: written.transactionId, location: table.location, version: written.version, storage_options: this.tables.storageOptions(ctx), properties: table.properties };
   }
 }

@@ -12,6 +12,7 @@ import {
 } from '@app/catalog';
 import { ArrowBody, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, queryIpcFile, toArrowFile, withIpcFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
+import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-handoff';
 import { HnswSearch } from './hnsw-search';
@@ -36,14 +37,17 @@ export interface RecordedWrite {
 export class DataService {
   private readonly hnsw: HnswSearch;
   private readonly handoff: DataChangeHandoff;
+  /** The warehouse's files: manifests of unmanaged tables, HNSW graphs. */
+  readonly files: TableFiles;
 
   constructor(
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
-    options: { hnswGraphs?: number; handoff?: DataChangeHandoff } = {},
+    options: { files: TableFiles; hnswGraphs?: number; handoff?: DataChangeHandoff },
   ) {
-    this.hnsw = new HnswSearch(options.hnswGraphs ?? 8);
+    this.files = options.files;
+    this.hnsw = new HnswSearch(options.hnswGraphs ?? 8, options.files);
     this.handoff = options.handoff ?? new DataChangeHandoff();
   }
 
@@ -59,7 +63,7 @@ export class DataService {
   private async checked(table: TableState, version?: number): Promise<TableState> {
     if (version !== undefined) {
       if (table.managedVersioning) requireVersion(table, version);
-      else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === version)) {
+      else if (!(await listManifestsOnDisk(this.files, table.location)).some((v) => v.version === version)) {
         throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${version} of the table does not exist`);
       }
     }
@@ -68,7 +72,7 @@ export class DataService {
 
   async isOnlyDeclared(table: TableState): Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
-    return (await listManifestsOnDisk(table.location)).length === 0;
+    return (await listManifestsOnDisk(this.files, table.location)).length === 0;
   }
 
   /**

@@ -2,6 +2,7 @@ import * as arrow from 'apache-arrow';
 import type { Table as LanceTable } from '@lancedb/lancedb';
 import { CatalogView, IndexState, TableState, indexStatusOf } from '@app/catalog';
 import { HnswCache, LiveRows, TableQuery, searchHnsw } from '@app/lance';
+import { TableFiles } from '@app/storage';
 
 /**
  * The server's own vector search over a standalone HNSW index: used for plain nearest-neighbour
@@ -12,8 +13,8 @@ export class HnswSearch {
   private readonly live: LiveRows;
 
   /** `graphs`: how many graphs (and tables' live row ids) stay loaded. */
-  constructor(graphs: number) {
-    this.cache = new HnswCache(graphs);
+  constructor(graphs: number, files: TableFiles) {
+    this.cache = new HnswCache(graphs, files);
     this.live = new LiveRows(graphs);
   }
 

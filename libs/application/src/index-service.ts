@@ -122,7 +122,7 @@ export class IndexService {
       const own = table.indexes.get(name);
       if (!stats && own?.indexType === 'HNSW') {
         const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-        const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(table.location, name) : undefined;
+        const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(this.data.files, table.location, name) : undefined;
         const rows = await dataset.countRows();
         const indexed = meta ? Math.min(meta.rows, rows) : 0;
         return { index_type: 'HNSW', ...(meta ? { distance_type: meta.space === 'ip' ? 'dot' : meta.space } : {}), num_indexed_rows: indexed, num_unindexed_rows: rows - indexed, num_indices: meta ? 1 : 0 };
@@ -157,7 +157,7 @@ export class IndexService {
       });
     }
     if (!built && !table.indexes.has(name)) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
-    if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(table.location, name);
+    if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(this.data.files, table.location, name);
     return this.writer.execute(ctx, 'DropTableIndex', (view) => ({
       events: view.table(id)?.indexes.has(name) ? decideDropTableIndex(view, id, name) : [],
       result: (transactionId) => ({ transaction_id: transactionId }),

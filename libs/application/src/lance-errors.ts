@@ -8,6 +8,9 @@ import { CatalogError, ErrorCode } from '@app/catalog';
 export function lanceInputError(e: unknown, what: string, writing = false): unknown {
   if (e instanceof CatalogError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  if (storageUnreachable(message)) {
+    return new CatalogError(ErrorCode.ServiceUnavailable, `${what}: the warehouse's object store is unavailable; retry later`, firstLine(message));
+  }
   // Lance gave up committing against concurrent writers (it retries compatible ones itself).
   if (/commit conflict/i.test(message)) {
     return new CatalogError(ErrorCode.ConcurrentModification, `${what}: another writer changed the table meanwhile; retry`, firstLine(message));
@@ -16,6 +19,14 @@ export function lanceInputError(e: unknown, what: string, writing = false): unkn
     return new CatalogError(ErrorCode.TableSchemaValidationError, `${what}: the data does not fit the table's schema`, firstLine(message));
   }
   return new CatalogError(ErrorCode.InvalidInput, `${what}: ${firstLine(message)}`);
+}
+
+/** Lance's object store could not be reached, or answered with a server error other than "not implemented". */
+export function storageUnreachable(message: string): boolean {
+  return (
+    /(error sending request|connection refused|tcp connect error|dns error|connection reset|operation timed out|client error \(Connect\))/i.test(message) ||
+    /non-2xx status code: 5(0[02-9]|[1-9]\d)/i.test(message)
+  );
 }
 
 function firstLine(message: string): string {

@@ -7,4 +7,6 @@ export interface RequestContext {
   context: Properties;
   delimiter: string;
   principal?: string;
+  /** The server's own calls and its workers: they get the warehouse's own storage options. */
+  service?: boolean;
 }

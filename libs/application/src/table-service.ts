@@ -22,7 +22,8 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { LanceTables, Warehouse, listManifestsOnDisk } from '@app/lance';
+import { LanceTables, listManifestsOnDisk } from '@app/lance';
+import { Warehouse } from '@app/storage';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
@@ -37,7 +38,12 @@ export interface DescribeTableRequest {
   withTableUri: boolean;
   loadDetailedMetadata: boolean;
   checkDeclared: boolean;
+  /** False leaves credentials out of the storage options (absent: they are answered). */
+  vendCredentials?: boolean;
 }
+
+/** Storage options that are credentials, left out when a caller asks for none. */
+const CREDENTIAL_OPTIONS = /(access_key_id|secret_access_key|session_token|^token$|_token$|expires_at_millis|sas_|account_key|service_account)/;
 
 export class TableService {
   constructor(
@@ -52,7 +58,41 @@ export class TableService {
     return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
   }
 
+  /**
+   * The Lance storage options a caller of this database reaches its tables with: the warehouse's
+   * own for the server's calls and its workers, what the operator hands clients otherwise.
+   */
+  storageOptions(ctx: RequestContext, vendCredentials = true): Record<string, string> {
+    const options = this.warehouse.storageOptions(ctx.database, ctx.service === true);
+    if (!vendCredentials) for (const key of Object.keys(options)) if (CREDENTIAL_OPTIONS.test(key)) delete options[key];
+    return options;
+  }
+
+  private conditionalPut?: Promise<boolean>;
+
+  /**
+   * Without managed versioning clients commit to the store themselves, with a conditional PUT that
+   * some S3-compatible stores refuse (Swift): such a table could never be written, so it is refused
+   * when declared, saying why, rather than failing inside every client.
+   */
+  async requireClientCommits(): Promise<void> {
+    if (this.options.managedVersioning || !this.warehouse.onObjectStore) return;
+    this.conditionalPut ??= this.warehouse.supportsConditionalPut();
+    const supported = await this.conditionalPut.catch((e) => {
+      this.conditionalPut = undefined;
+      throw e;
+    });
+    if (!supported) {
+      throw new CatalogError(
+        ErrorCode.Unsupported,
+        `the warehouse's object store (${this.warehouse.root}) refuses conditional PUTs, which Lance needs to commit a table on its own`,
+        'Run the catalog with MANAGED_VERSIONING=true (the default): the catalog then commits every version, with no conditional request.',
+      );
+    }
+  }
+
   async declareTable(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties }) {
+    await this.requireClientCommits();
     const tableUuid = randomUUID();
     const location = req.location
       ? await this.warehouse.resolveClientLocation(req.location)
@@ -62,7 +102,7 @@ export class TableService {
       events: decideDeclareTable(view, { id: req.id, tableUuid, location, properties: req.properties, managedVersioning }),
       result: (transactionId) => ({
         location,
-        storage_options: {},
+        storage_options: this.storageOptions(ctx),
         managed_versioning: managedVersioning,
         properties: req.properties,
         transaction_id: transactionId,
@@ -75,12 +115,13 @@ export class TableService {
     req: { id: ObjectId; location: string; mode: RegisterTableMode; properties: Properties },
   ) {
     const location = await this.warehouse.resolveClientLocation(req.location);
-    const versions = await listManifestsOnDisk(location);
+    await this.requireClientCommits();
+    const versions = await listManifestsOnDisk(this.warehouse.files, location);
     const tableUuid = randomUUID();
     const managedVersioning = this.options.managedVersioning;
     return this.writer.execute(ctx, 'RegisterTable', (view) => ({
       events: decideRegisterTable(view, { ...req, location, tableUuid, managedVersioning, versions }),
-      result: (transactionId) => ({ location, properties: req.properties, transaction_id: transactionId }),
+      result: (transactionId) => ({ location, storage_options: this.storageOptions(ctx), properties: req.properties, transaction_id: transactionId }),
     }));
   }
 
@@ -89,11 +130,11 @@ export class TableService {
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
-      storage_options: {},
+      storage_options: this.storageOptions(ctx, req.vendCredentials ?? true),
       properties: table.properties,
       managed_versioning: table.managedVersioning,
     };
-    if (req.withTableUri) answer.table_uri = `file://${table.location}`;
+    if (req.withTableUri) answer.table_uri = table.location.includes('://') ? table.location : `file://${table.location}`;
     const onlyDeclared = await this.onlyDeclared(table);
     if (req.checkDeclared || req.loadDetailedMetadata) answer.is_only_declared = onlyDeclared;
     if (table.managedVersioning && table.latestVersion !== undefined) answer.version = req.version ?? table.latestVersion;
@@ -122,7 +163,7 @@ export class TableService {
     const table = requireTable(await this.view(ctx), req.id);
     if (req.version !== undefined) {
       if (table.managedVersioning) requireVersion(table, req.version);
-      else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === req.version)) {
+      else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
         throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
       }
     }
@@ -169,7 +210,7 @@ export class TableService {
   async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number }) {
     const table = requireTable(await this.view(ctx), req.id);
     if (table.managedVersioning) requireVersion(table, req.version);
-    else if (!(await listManifestsOnDisk(table.location)).some((v) => v.version === req.version)) {
+    else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
       throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
     }
     const dataset = table.managedVersioning
@@ -189,7 +230,7 @@ export class TableService {
 
   private async onlyDeclared(table: TableState): Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
-    return (await listManifestsOnDisk(table.location)).length === 0;
+    return (await listManifestsOnDisk(this.warehouse.files, table.location)).length === 0;
   }
 }
 

@@ -1,15 +1,21 @@
 import type { Table as LanceTable } from '@lancedb/lancedb';
 import { CatalogError, ErrorCode, ObjectId, PageRequest, decideRecordTableTagChanged, invalidInput, takePage } from '@app/catalog';
+import { TagFiles, TagRecord } from '@app/lance';
 import { CatalogWriter } from './catalog-writer';
 import { DataService } from './data-service';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
 
-/** Tags are Lance's own (kept in the dataset's `_refs/`); the catalog checks versions and names. */
+/**
+ * Tags are Lance's own (kept in the dataset's `_refs/`); the catalog checks versions and names. On
+ * an object store that refuses conditional PUTs the catalog writes Lance's tag files itself
+ * (`tagFiles`), since Lance cannot.
+ */
 export class TagService {
   constructor(
     private readonly data: DataService,
     private readonly writer: CatalogWriter,
+    private readonly tagFiles?: TagFiles,
   ) {}
 
   private record(ctx: RequestContext, id: ObjectId, tag: string, change: 'created' | 'updated' | 'deleted', version?: number) {
@@ -26,61 +32,78 @@ export class TagService {
     return this.data.use(ctx, table, 'read', work);
   }
 
-  listTags(ctx: RequestContext, id: ObjectId, page: PageRequest) {
+  private async listOf(ctx: RequestContext, id: ObjectId): Promise<Record<string, TagRecord>> {
+    if (this.tagFiles) {
+      const table = await this.data.table(ctx, id);
+      if (await this.data.isOnlyDeclared(table)) throw new CatalogError(ErrorCode.TableNotFound, `table '${id.join(ctx.delimiter)}' has no data yet`);
+      return this.tagFiles.list(table.location);
+    }
     return this.withTable(ctx, id, async (t) => {
       const tags = await (await t.tags()).list();
-      const names = Object.keys(tags)
-        .filter((n) => page.pageToken === undefined || n > page.pageToken)
-        .sort();
-      const result = takePage(names, page.limit, (n) => n);
-      return {
-        tags: Object.fromEntries(result.items.map((n) => [n, { version: tags[n].version, manifestSize: tags[n].manifestSize }])),
-        page_token: result.pageToken,
-      };
+      return Object.fromEntries(Object.entries(tags).map(([n, c]) => [n, { version: c.version, manifestSize: c.manifestSize }]));
     });
   }
 
-  getTagVersion(ctx: RequestContext, id: ObjectId, tag: string) {
-    return this.withTable(ctx, id, async (t) => ({ version: await this.versionOf(t, tag) }));
+  async listTags(ctx: RequestContext, id: ObjectId, page: PageRequest) {
+    const tags = await this.listOf(ctx, id);
+    const names = Object.keys(tags)
+      .filter((n) => page.pageToken === undefined || n > page.pageToken)
+      .sort();
+    const result = takePage(names, page.limit, (n) => n);
+    return {
+      tags: Object.fromEntries(result.items.map((n) => [n, { version: tags[n].version, manifestSize: tags[n].manifestSize }])),
+      page_token: result.pageToken,
+    };
   }
 
-  createTag(ctx: RequestContext, id: ObjectId, tag: string, version: number) {
+  async getTagVersion(ctx: RequestContext, id: ObjectId, tag: string) {
+    return { version: versionOf(await this.listOf(ctx, id), tag) };
+  }
+
+  async createTag(ctx: RequestContext, id: ObjectId, tag: string, version: number) {
     checkTagName(tag);
-    return this.withTable(ctx, id, async (t) => {
-      const tags = await t.tags();
-      if ((await tags.list())[tag]) throw new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`);
-      await this.data.table(ctx, id, version);
-      await tags.create(tag, version).catch((e) => {
-        throw lanceInputError(e, 'creating the tag failed');
-      });
-      return this.record(ctx, id, tag, 'created', version);
-    });
+    if ((await this.listOf(ctx, id))[tag]) throw new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`);
+    const table = await this.data.table(ctx, id, version);
+    if (this.tagFiles) {
+      if (!(await this.tagFiles.put(table.location, tag, version, 'create'))) {
+        throw new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`);
+      }
+    } else {
+      await this.withTable(ctx, id, async (t) =>
+        (await t.tags()).create(tag, version).catch((e) => {
+          throw lanceInputError(e, 'creating the tag failed');
+        }),
+      );
+    }
+    return this.record(ctx, id, tag, 'created', version);
   }
 
-  updateTag(ctx: RequestContext, id: ObjectId, tag: string, version: number) {
-    return this.withTable(ctx, id, async (t) => {
-      await this.versionOf(t, tag);
-      await this.data.table(ctx, id, version);
-      await (await t.tags()).update(tag, version).catch((e) => {
-        throw lanceInputError(e, 'updating the tag failed');
-      });
-      return this.record(ctx, id, tag, 'updated', version);
-    });
+  async updateTag(ctx: RequestContext, id: ObjectId, tag: string, version: number) {
+    versionOf(await this.listOf(ctx, id), tag);
+    const table = await this.data.table(ctx, id, version);
+    if (this.tagFiles) {
+      if (!(await this.tagFiles.put(table.location, tag, version, 'update'))) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${tag}' does not exist`);
+    } else {
+      await this.withTable(ctx, id, async (t) =>
+        (await t.tags()).update(tag, version).catch((e) => {
+          throw lanceInputError(e, 'updating the tag failed');
+        }),
+      );
+    }
+    return this.record(ctx, id, tag, 'updated', version);
   }
 
-  deleteTag(ctx: RequestContext, id: ObjectId, tag: string) {
-    return this.withTable(ctx, id, async (t) => {
-      await this.versionOf(t, tag);
-      await (await t.tags()).delete(tag);
-      return this.record(ctx, id, tag, 'deleted');
-    });
+  async deleteTag(ctx: RequestContext, id: ObjectId, tag: string) {
+    versionOf(await this.listOf(ctx, id), tag);
+    if (this.tagFiles) await this.tagFiles.remove((await this.data.table(ctx, id)).location, tag);
+    else await this.withTable(ctx, id, async (t) => (await t.tags()).delete(tag));
+    return this.record(ctx, id, tag, 'deleted');
   }
+}
 
-  private async versionOf(t: LanceTable, tag: string): Promise<number> {
-    const tags = await (await t.tags()).list();
-    if (!tags[tag]) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${tag}' does not exist`);
-    return tags[tag].version;
-  }
+function versionOf(tags: Record<string, TagRecord>, tag: string): number {
+  if (!tags[tag]) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${tag}' does not exist`);
+  return tags[tag].version;
 }
 
 function checkTagName(tag: string): void {

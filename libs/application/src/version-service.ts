@@ -20,6 +20,7 @@ import {
 } from '@app/catalog';
 import { FinalisedManifest, ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
+import { TableFiles } from '@app/storage';
 import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
 import { DataChangeHandoff } from './data-change-handoff';
 import { RequestContext } from './request-context';
@@ -35,7 +36,9 @@ export class VersionService {
     /** `journaled` when the event store records manifests with their events (see ManifestFinaliser). */
     private readonly durability: 'synced' | 'journaled' = 'synced',
     /** This process's own writes, whose data changes ride on their commits. */
-    private readonly handoff?: DataChangeHandoff,
+    private readonly handoff: DataChangeHandoff | undefined,
+    /** The warehouse's files: the manifests of unmanaged tables are listed there. */
+    private readonly files: TableFiles,
   ) {}
 
   private view(ctx: RequestContext) {
@@ -49,7 +52,7 @@ export class VersionService {
       const result = listTableVersions(view, id, page, descending);
       return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
     }
-    const onDisk = await listManifestsOnDisk(table.location);
+    const onDisk = await listManifestsOnDisk(this.files, table.location);
     const after = page.pageToken === undefined ? undefined : Number(page.pageToken);
     const ordered = (descending ? onDisk.reverse() : onDisk).filter(
       (v) => after === undefined || (descending ? v.version < after : v.version > after),
@@ -74,7 +77,7 @@ export class VersionService {
       return {
         events,
         ...(rider ? { riders: [rider] } : {}),
-        prepare: () => this.finalise([[cmd.stagingManifestPath, events[0] as VersionCreated]]),
+        prepare: () => this.finalise(ctx, [[cmd.stagingManifestPath, events[0] as VersionCreated]]),
         result: (transactionId) => ({ version: versionJsonOf(events[0] as VersionCreated), transaction_id: transactionId }),
       };
     });
@@ -93,7 +96,7 @@ export class VersionService {
       const decision = decideBatch(view, operations, metadata);
       return {
         events: decision.events,
-        prepare: () => this.finalise(stagedVersions(operations, decision.perOperation)),
+        prepare: () => this.finalise(ctx, stagedVersions(operations, decision.perOperation)),
         result: (transactionId) => ({
           versions: decision.events.map((e) => versionJsonOf(e as VersionCreated)),
           transaction_id: transactionId,
@@ -107,18 +110,25 @@ export class VersionService {
    * Once the versions are recorded the staging manifests are removed: nothing reads them after
    * that (a retried commit writes a new one), and `_versions/` would otherwise keep one per commit.
    */
-  async finalise(staged: Array<[string, VersionCreated]>): Promise<Prepared> {
-    const finalised: FinalisedManifest[] = [];
+  async finalise(ctx: RequestContext, staged: Array<[string, VersionCreated]>): Promise<Prepared> {
+    const finalised: Array<[FinalisedManifest, VersionCreated]> = [];
     const undo = async () => {
-      for (const manifest of [...finalised].reverse()) await this.finaliser.discard(manifest);
+      // A final manifest stays when the catalog now holds its version from another commit (the
+      // same manifest retried elsewhere, or on an object store a racing copy): when unsure, too.
+      const view = await this.projections.current(ctx.database).then((p) => p.state, () => undefined);
+      for (const [manifest, event] of [...finalised].reverse()) {
+        const table = view?.table(event.data.table);
+        const recorded = view ? table?.uuid === event.data.tableUuid && table.versions.has(event.data.version) : true;
+        await this.finaliser.discard(manifest, recorded);
+      }
     };
     const files: Prepared['files'] = [];
     try {
       for (const [staging, event] of staged) {
         const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability);
-        finalised.push(manifest);
-        if (this.durability === 'journaled') files.push({ path: manifest.path, bytes: manifest.bytes });
-        event.data.manifestSize ??= manifest.bytes.length;
+        finalised.push([manifest, event]);
+        if (this.durability === 'journaled' && manifest.bytes) files.push({ path: manifest.path, bytes: manifest.bytes });
+        event.data.manifestSize ??= manifest.size;
       }
     } catch (e) {
       await undo();
@@ -128,13 +138,13 @@ export class VersionService {
       undo,
       files,
       committed: () => {
-        for (const manifest of finalised) this.finaliser.release(manifest);
+        for (const [manifest] of finalised) this.finaliser.release(manifest);
       },
     };
   }
 
   private async versionOnDisk(table: TableState, version: number | undefined): Promise<VersionRecord> {
-    const onDisk = await listManifestsOnDisk(table.location);
+    const onDisk = await listManifestsOnDisk(this.files, table.location);
     const record = version === undefined ? onDisk[onDisk.length - 1] : onDisk.find((v) => v.version === version);
     if (!record) {
       throw new CatalogError(

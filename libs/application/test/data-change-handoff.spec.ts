@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, EventMetadata, decideDeclareTable, storePathOf } from '@app/catalog';
 import { EventStore, ExpectedRevision, NewEvent, RecordedEvent, SqliteEventStore } from '@app/event-store';
-import { ManifestFinaliser, Warehouse } from '@app/lance';
+import { LocalManifestFinaliser } from '@app/lance';
+import { Warehouse } from '@app/storage';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, DataChangeHandoff, VersionService } from '../src';
 
@@ -29,7 +30,8 @@ describe('a data change riding on its own commit', () => {
   const projections = new ProjectionRegistry(store);
   const writer = new CatalogWriter(store, projections);
   const handoff = new DataChangeHandoff();
-  const versions = new VersionService(writer, projections, new ManifestFinaliser(new Warehouse(dir)), 'synced', handoff);
+  const warehouse = new Warehouse(dir);
+  const versions = new VersionService(writer, projections, new LocalManifestFinaliser(warehouse), 'synced', handoff, warehouse.files);
   const tables: Record<string, { uuid: string; location: string }> = {};
 
   /** What Lance does to commit: write a staging manifest in `_versions/`, then ask version/create. */

@@ -27,6 +27,11 @@ export class Authenticator {
     return this.options.apiKeys.size > 0 || this.options.jwt !== undefined;
   }
 
+  /** Whether a key is this deployment's service key (the server's own calls and its workers). */
+  isServiceKey(key: string | undefined): boolean {
+    return key !== undefined && sameSecret(key, this.options.serviceKey);
+  }
+
   async authenticate(c: Credentials): Promise<Principal> {
     if (!this.enabled) return ANONYMOUS;
     const auth = c.authorization?.trim();

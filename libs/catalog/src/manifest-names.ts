@@ -39,9 +39,13 @@ export function versionOfManifestName(name: string): { version: number; scheme: 
   return Number.isSafeInteger(version) ? { version, scheme: 'V1' } : undefined;
 }
 
-/** A table location (absolute path) in the object-store form clients use in manifest paths. */
+/**
+ * A table location in the object-store form clients use in manifest paths: relative to the store's
+ * root, with no scheme and no leading slash (a local path without its `/`; on S3 the key inside the
+ * bucket).
+ */
 export function storePathOf(location: string): string {
-  return location.replace(/^file:\/\//, '').replace(/^\/+/, '');
+  return location.replace(/^file:\/\//, '').replace(/^s3:\/\/[^/]+\/?/i, '').replace(/^\/+/, '');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
+import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
 
 const bool = (name: string, fallback: boolean) =>
   z
@@ -82,13 +83,17 @@ const schema = z.object({
   RATE_LIMIT_WINDOW_MS: int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
   SNAPSHOT_EVERY: int('SNAPSHOT_EVERY', 100_000, 0, 1_000_000_000),
   SNAPSHOT_DIR: z.string().min(1).optional(),
+  STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
 });
 
 export interface AppConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** The root of every table location: an absolute local path, or `s3://bucket/prefix`. */
   warehouse: string;
+  /** Set when the warehouse is on an object store. */
+  objectStore?: ObjectStoreSettings;
   eventStore: string;
   redisUrl: string;
   queuePrefix: string;
@@ -122,6 +127,11 @@ export interface AppConfig {
   /** Events folded between two snapshots of a database's state; 0: no snapshots, every start folds the whole log. */
   snapshotEvery: number;
   snapshotDir: string;
+  /**
+   * On an object store: how long a finalised staging manifest is kept before it is removed, and
+   * when its commit checks again that no racing copy replaced its final manifest.
+   */
+  stagingManifestGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -145,13 +155,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         'Configure AUTH_API_KEYS(_FILE) or AUTH_JWT_*, or set ALLOW_UNAUTHENTICATED_NETWORK=true if a proxy in front authenticates.',
     );
   }
-  if (problems.length || !auth) throw new ConfigError(problems);
   const dataDir = resolve(c.DATA_DIR);
+  const warehouse = readWarehouseSettings(env, dataDir, problems);
+  if (problems.length || !auth) throw new ConfigError(problems);
   return {
     port: c.PORT,
     host: c.HOST,
     dataDir,
-    warehouse: resolve(c.WAREHOUSE ?? `${dataDir}/warehouse`),
+    warehouse: warehouse.root,
+    objectStore: warehouse.objectStore,
     eventStore: c.EVENT_STORE,
     redisUrl: c.REDIS_URL,
     queuePrefix: c.QUEUE_PREFIX,
@@ -174,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimit: { max: c.RATE_LIMIT_MAX, windowMs: c.RATE_LIMIT_WINDOW_MS },
     snapshotEvery: c.SNAPSHOT_EVERY,
     snapshotDir: resolve(c.SNAPSHOT_DIR ?? `${dataDir}/snapshots`),
+    stagingManifestGraceMs: c.STAGING_MANIFEST_GRACE_MS,
   };
 }
 

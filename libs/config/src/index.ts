@@ -1,2 +1,3 @@
 export * from './config';
 export * from './auth-settings';
+export * from './warehouse-settings';

@@ -101,4 +101,74 @@ describe('configuration', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('PORT');
   });
+
+  it('takes an s3:// warehouse with the AWS variables: an http endpoint allows http and means path style', () => {
+    const c = loadConfig({
+      WAREHOUSE: 's3://my-bucket/lance/prod/',
+      AWS_ACCESS_KEY_ID: 'AKID',
+      AWS_SECRET_ACCESS_KEY: 'SECRET',
+      AWS_REGION: 'eu-west-1',
+      AWS_ENDPOINT_URL: 'http://minio:9000',
+      WAREHOUSE_STORAGE_OPTIONS: '{"aws_server_side_encryption":"AES256","timeout":30}',
+      CLIENT_STORAGE_OPTIONS: '{"aws_access_key_id":"CLIENT","aws_secret_access_key":"CS"}',
+      CLIENT_STORAGE_OPTIONS_BY_DATABASE: '{"sales":{"aws_session_token":"T"}}',
+    });
+    expect(c.warehouse).toBe('s3://my-bucket/lance/prod');
+    expect(c.objectStore).toMatchObject({
+      bucket: 'my-bucket',
+      prefix: 'lance/prod',
+      region: 'eu-west-1',
+      endpoint: 'http://minio:9000',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'SECRET' },
+    });
+    expect(c.objectStore!.serverOptions).toEqual({
+      aws_region: 'eu-west-1',
+      aws_endpoint: 'http://minio:9000',
+      aws_virtual_hosted_style_request: 'false',
+      allow_http: 'true',
+      aws_access_key_id: 'AKID',
+      aws_secret_access_key: 'SECRET',
+      aws_server_side_encryption: 'AES256',
+      timeout: '30',
+    });
+    // Clients get how to reach the store and what the operator gave them: never the server's keys.
+    expect(c.objectStore!.clientOptions).toEqual({
+      aws_region: 'eu-west-1',
+      aws_endpoint: 'http://minio:9000',
+      aws_virtual_hosted_style_request: 'false',
+      allow_http: 'true',
+      aws_access_key_id: 'CLIENT',
+      aws_secret_access_key: 'CS',
+    });
+    expect(c.objectStore!.clientOptionsByDatabase).toEqual({ sales: { aws_session_token: 'T' } });
+    const plain = loadConfig({ WAREHOUSE: 's3://bucket-on-aws' });
+    expect(plain.objectStore).toMatchObject({ bucket: 'bucket-on-aws', prefix: '', region: 'us-east-1', forcePathStyle: false });
+    expect(plain.objectStore!.clientOptions).toEqual({ aws_region: 'us-east-1' });
+  });
+
+  it.each([
+    ['gs://bucket/lance', "the 'gs://' scheme is not served"],
+    ['az://container/lance', "the 'az://' scheme is not served"],
+    ['s3:/warehouse/lance', 'neither a local path nor an s3://bucket/prefix URI'],
+    ['s3://UPPER/lance', 'valid bucket name'],
+    ['s3://bucket/a/../b', "'.' or '..' segments"],
+  ])('refuses WAREHOUSE=%s, naming the variable', (value, reason) => {
+    expect(() => loadConfig({ WAREHOUSE: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ WAREHOUSE: value });
+    } catch (e) {
+      expect((e as Error).message).toContain('WAREHOUSE');
+      expect((e as Error).message).toContain(reason);
+    }
+  });
+
+  it.each([
+    ['WAREHOUSE_STORAGE_OPTIONS', 'not json'],
+    ['CLIENT_STORAGE_OPTIONS', '[1,2]'],
+    ['CLIENT_STORAGE_OPTIONS_BY_DATABASE', '{"bad name!":{}}'],
+    ['AWS_ENDPOINT_URL', 'minio:9000'],
+  ])('refuses a bad %s', (name, value) => {
+    expect(() => loadConfig({ WAREHOUSE: 's3://bucket/lance', [name]: value })).toThrow(name);
+  });
 });

@@ -18,14 +18,15 @@ import {
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
-import { LanceTables, ManifestFinaliser, Warehouse } from '@app/lance';
+import { LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
+import { Warehouse } from '@app/storage';
 import { BullIndexQueue } from './bull-index-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
 import { withTimeout } from './with-timeout';
 import { BullQueryAnalyzer } from './bull-query-analyzer';
-import { APP_CONFIG, EVENT_STORE } from './tokens';
+import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
 @Global()
@@ -51,18 +52,27 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
       inject: [EVENT_STORE, ProjectionRegistry],
       useFactory: (s: EventStore, p: ProjectionRegistry) => new CatalogWriter(s, p),
     },
-    { provide: Warehouse, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new Warehouse(c.warehouse) },
-    { provide: ManifestFinaliser, inject: [Warehouse], useFactory: (w: Warehouse) => new ManifestFinaliser(w) },
+    { provide: Warehouse, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new Warehouse(c.warehouse, c.objectStore) },
+    {
+      provide: MANIFEST_FINALISER,
+      inject: [Warehouse, APP_CONFIG],
+      useFactory: (w: Warehouse, c: AppConfig): ManifestFinaliser =>
+        w.onObjectStore
+          ? new ObjectStoreManifestFinaliser(w, c.stagingManifestGraceMs, (m) => new Logger('manifests').warn(m))
+          : new LocalManifestFinaliser(w),
+    },
     {
       provide: LanceTables,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) =>
+      inject: [APP_CONFIG, Warehouse],
+      useFactory: (c: AppConfig, w: Warehouse) =>
         new LanceTables({
           // The API reaches itself; a worker on its own reaches the API it is configured with.
           selfUrl: () => c.selfUrl ?? c.catalogUrl,
           // Its calls are authenticated as the service; the caller's own rights were checked first.
           headers: { 'x-api-key': c.auth.serviceKey },
           cachedTables: c.tableCacheSize,
+          files: w.files,
+          storageOptions: w.serverStorageOptions,
         }),
     },
     {
@@ -79,9 +89,10 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     {
       provide: ManifestJournal,
       inject: [EVENT_STORE, APP_CONFIG],
-      // Only where the store can hold manifests with their events (the embedded store).
+      // Only where the store can hold manifests with their events (the embedded store), for
+      // manifests on a local disk: an object store's copy is durable once it is answered.
       useFactory: (s: EventStore, c: AppConfig) =>
-        s.journal && c.manifestDurability === 'journal'
+        s.journal && c.manifestDurability === 'journal' && !c.objectStore
           ? new ManifestJournal(s.journal, {
               flushMs: c.manifestJournalFlushMs,
               onError: (e) => new Logger('manifest-journal').error(`syncing journaled manifests failed (kept for the next try): ${String(e)}`),
@@ -92,9 +103,9 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     { provide: DataChangeHandoff, useFactory: () => new DataChangeHandoff() },
     {
       provide: VersionService,
-      inject: [CatalogWriter, ProjectionRegistry, ManifestFinaliser, ManifestJournal, DataChangeHandoff],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null, h: DataChangeHandoff) =>
-        new VersionService(w, p, f, j ? 'journaled' : 'synced', h),
+      inject: [CatalogWriter, ProjectionRegistry, MANIFEST_FINALISER, ManifestJournal, DataChangeHandoff, Warehouse],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null, h: DataChangeHandoff, wh: Warehouse) =>
+        new VersionService(w, p, f, j ? 'journaled' : 'synced', h, wh.files),
     },
     {
       provide: BatchCommitService,
@@ -110,9 +121,9 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {
       provide: DataService,
-      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DataChangeHandoff, APP_CONFIG],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, h: DataChangeHandoff, c: AppConfig) =>
-        new DataService(w, p, l, { hnswGraphs: c.hnswCacheSize, handoff: h }),
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DataChangeHandoff, APP_CONFIG, Warehouse],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, h: DataChangeHandoff, c: AppConfig, wh: Warehouse) =>
+        new DataService(w, p, l, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h }),
     },
     {
       provide: BullIndexQueue,
@@ -137,8 +148,8 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     { provide: DataMutationService, inject: [DataService], useFactory: (d: DataService) => new DataMutationService(d) },
     {
       provide: TagService,
-      inject: [DataService, CatalogWriter],
-      useFactory: (d: DataService, w: CatalogWriter) => new TagService(d, w),
+      inject: [DataService, CatalogWriter, Warehouse],
+      useFactory: (d: DataService, w: CatalogWriter, wh: Warehouse) => new TagService(d, w, wh.onObjectStore ? new TagFiles(wh.files) : undefined),
     },
     {
       provide: CreateTableService,
@@ -152,7 +163,7 @@ import { APP_CONFIG, EVENT_STORE } from './tokens';
     ProjectionRegistry,
     CatalogWriter,
     Warehouse,
-    ManifestFinaliser,
+    MANIFEST_FINALISER,
     LanceTables,
     NamespaceService,
     TableService,

@@ -1,27 +1,18 @@
-import { readdir, stat } from 'node:fs/promises';
 import { VersionRecord, storePathOf, versionOfManifestName } from '@app/catalog';
+import { TableFiles, joinLocation } from '@app/storage';
 
 /** The committed manifests in a dataset's `_versions/`, oldest first; staging files are ignored. */
-export async function listManifestsOnDisk(location: string): Promise<VersionRecord[]> {
-  const dir = `${location}/_versions`;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return [];
-  }
+export async function listManifestsOnDisk(files: TableFiles, location: string): Promise<VersionRecord[]> {
   const records: VersionRecord[] = [];
-  for (const name of names) {
-    const parsed = versionOfManifestName(name);
+  for (const file of await files.list(joinLocation(location, '_versions'))) {
+    const parsed = versionOfManifestName(file.name);
     if (!parsed) continue;
-    const info = await stat(`${dir}/${name}`).catch(() => undefined);
-    if (!info) continue;
     records.push({
       version: parsed.version,
-      manifestPath: `${storePathOf(location)}/_versions/${name}`,
-      manifestSize: info.size,
+      manifestPath: `${storePathOf(location)}/_versions/${file.name}`,
+      manifestSize: file.size,
       namingScheme: parsed.scheme,
-      timestampMillis: Math.round(info.mtimeMs),
+      timestampMillis: file.modifiedMillis,
     });
   }
   return records.sort((a, b) => a.version - b.version);

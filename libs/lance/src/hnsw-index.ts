@@ -2,9 +2,12 @@ import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { HierarchicalNSW, SpaceName } from 'hnswlib-node';
 import { LRUCache } from 'lru-cache';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { invalidInput } from '@app/catalog';
+import { TableFiles, isS3Uri } from '@app/storage';
 import { buildGraphOffThread, packedVectors } from './hnsw-graph-build';
 import { hasRowId, packedRowIds, rowIdsNotIn, sortedRowIds } from './row-id-sets';
 
@@ -52,7 +55,7 @@ export async function buildHnsw(
   location: string,
   name: string,
   column: string,
-  options: { distanceType?: string; m?: number; efConstruction?: number; signal?: AbortSignal },
+  options: { files: TableFiles; distanceType?: string; m?: number; efConstruction?: number; signal?: AbortSignal },
 ): Promise<HnswBuilt> {
   const space = SPACES[(options.distanceType ?? 'l2').toLowerCase()];
   if (!space) throw invalidInput(`distance_type '${options.distanceType}' is not one of l2, cosine, dot`);
@@ -67,25 +70,40 @@ export async function buildHnsw(
     throw invalidInput(`column '${column}' has ${vectors.nullCount} rows without a vector; HNSW can index only rows that have one`);
   }
   const dim = type.listSize;
-  const files = hnswFiles(location, name);
-  await mkdir(`${location}/_hnsw`, { recursive: true });
+  // On an object store the graph is built in a local scratch directory, then stored as objects
+  // beside the table, where any process can load it.
+  const scratch = isS3Uri(location) ? await mkdtemp(join(tmpdir(), 'hnsw-')) : undefined;
+  const files = hnswFiles(scratch ?? location, name);
+  await mkdir(`${scratch ?? location}/_hnsw`, { recursive: true });
   // Written under temporary names and renamed, so a reader never sees half an index.
   const temporary = { graphFile: `${files.graph}.tmp`, rowIdsFile: `${files.rowIds}.tmp`, metaFile: `${files.meta}.tmp` };
   try {
-    const build = {
-      meta: { column, space, dim, m: options.m ?? 16, efConstruction: options.efConstruction ?? 200, tableVersion },
-      vectors: await packedVectors(vectors, dim),
-      rowIds: packedRowIds(data.getChild('_rowid')!),
-      ...temporary,
-    };
-    await buildGraphOffThread(build, options.signal);
-  } catch (e) {
-    await Promise.all(Object.values(temporary).map((path) => rm(path, { force: true })));
-    throw e;
+    try {
+      const build = {
+        meta: { column, space, dim, m: options.m ?? 16, efConstruction: options.efConstruction ?? 200, tableVersion },
+        vectors: await packedVectors(vectors, dim),
+        rowIds: packedRowIds(data.getChild('_rowid')!),
+        ...temporary,
+      };
+      await buildGraphOffThread(build, options.signal);
+    } catch (e) {
+      await Promise.all(Object.values(temporary).map((path) => rm(path, { force: true })));
+      throw e;
+    }
+    if (scratch) {
+      const stored = hnswFiles(location, name);
+      // The meta object last: a graph is complete once its meta is there.
+      await options.files.write(stored.graph, await readFile(temporary.graphFile));
+      await options.files.write(stored.rowIds, await readFile(temporary.rowIdsFile));
+      await options.files.write(stored.meta, await readFile(temporary.metaFile));
+    } else {
+      await rename(temporary.graphFile, files.graph);
+      await rename(temporary.rowIdsFile, files.rowIds);
+      await rename(temporary.metaFile, files.meta);
+    }
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
-  await rename(temporary.graphFile, files.graph);
-  await rename(temporary.rowIdsFile, files.rowIds);
-  await rename(temporary.metaFile, files.meta);
   return { tableVersion, indexedRows: data.numRows };
 }
 
@@ -96,7 +114,8 @@ export interface Loaded {
   labels: BigUint64Array;
   /** The same row ids, sorted. */
   indexed: BigUint64Array;
-  mtimeMs: number;
+  /** What identifies the stored graph's content: its entity tag, or its modification time. */
+  stamp: string;
 }
 
 /** Row ids parsed per turn of the event loop when a graph's list of rows is loaded. */
@@ -109,17 +128,23 @@ const LABELS_PER_STEP = 100_000;
 export class HnswCache {
   private readonly loaded: LRUCache<string, Loaded>;
 
-  constructor(capacity: number) {
+  constructor(
+    capacity: number,
+    private readonly files: TableFiles,
+  ) {
     this.loaded = new LRUCache({ max: capacity });
   }
 
   async load(location: string, name: string): Promise<Loaded | undefined> {
     const files = hnswFiles(location, name);
-    const info = await stat(files.graph).catch(() => undefined);
+    const info = await this.files.head(files.graph);
     if (!info) return undefined;
+    const stamp = info.eTag ?? String(info.modifiedMillis);
     const cached = this.loaded.get(files.graph);
-    if (cached && cached.mtimeMs === info.mtimeMs) return cached;
-    const { rowIds, ...stored } = JSON.parse(await readFile(files.meta, 'utf8')) as StoredMeta;
+    if (cached && cached.stamp === stamp) return cached;
+    const metaText = await this.files.read(files.meta);
+    if (!metaText) return undefined;
+    const { rowIds, ...stored } = JSON.parse(metaText.toString('utf8')) as StoredMeta;
     let labels: BigUint64Array;
     if (rowIds) {
       labels = new BigUint64Array(rowIds.length);
@@ -128,16 +153,33 @@ export class HnswCache {
         if (i % LABELS_PER_STEP === LABELS_PER_STEP - 1) await nextTurn();
       }
     } else {
-      const bytes = await readFile(files.rowIds);
+      const bytes = (await this.files.read(files.rowIds)) ?? Buffer.alloc(0);
       labels = new BigUint64Array(bytes.byteLength / 8);
       new Uint8Array(labels.buffer).set(bytes);
     }
     const meta = { ...stored, rows: labels.length };
     const graph = new HierarchicalNSW(meta.space, meta.dim);
-    await graph.readIndex(files.graph);
-    const entry = { graph, meta, labels, indexed: sortedRowIds(labels.slice()), mtimeMs: info.mtimeMs };
+    await readGraph(graph, this.files, files.graph);
+    const entry = { graph, meta, labels, indexed: sortedRowIds(labels.slice()), stamp };
     this.loaded.set(files.graph, entry);
     return entry;
+  }
+}
+
+/** hnswlib reads a graph from a file: an object is fetched into a scratch file first. */
+async function readGraph(graph: HierarchicalNSW, files: TableFiles, location: string): Promise<void> {
+  if (!isS3Uri(location)) {
+    await graph.readIndex(location);
+    return;
+  }
+  const scratch = await mkdtemp(join(tmpdir(), 'hnsw-load-'));
+  try {
+    const bytes = await files.read(location);
+    if (!bytes) throw new Error(`the HNSW graph ${location} is gone`);
+    await writeFile(`${scratch}/graph.bin`, bytes);
+    await graph.readIndex(`${scratch}/graph.bin`);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
@@ -202,7 +244,7 @@ export async function searchHnsw(
 ): Promise<{ hits: HnswHit[]; graphCandidates: number; exactRows: number }> {
   const { graph, meta, labels } = index;
   if (vector.length !== meta.dim) throw invalidInput(`the query vector has ${vector.length} dimensions; the index has ${meta.dim}`);
-  const key = `${meta.tableVersion}:${index.mtimeMs}`;
+  const key = `${meta.tableVersion}:${index.stamp}`;
   let unindexed = live.unindexed.get(key);
   if (!unindexed) {
     unindexed = rowIdsNotIn(live.ids, index.indexed);
@@ -232,16 +274,16 @@ export async function searchHnsw(
   return { hits: hits.slice(0, wanted), graphCandidates: found.neighbors.length, exactRows: unindexed.length };
 }
 
-export async function readHnswMeta(location: string, name: string): Promise<HnswMeta | undefined> {
-  const text = await readFile(hnswFiles(location, name).meta, 'utf8').catch(() => undefined);
+export async function readHnswMeta(files: TableFiles, location: string, name: string): Promise<HnswMeta | undefined> {
+  const text = await files.read(hnswFiles(location, name).meta).catch(() => undefined);
   if (!text) return undefined;
-  const { rowIds, ...stored } = JSON.parse(text) as StoredMeta;
+  const { rowIds, ...stored } = JSON.parse(text.toString('utf8')) as StoredMeta;
   return { ...stored, rows: stored.rows ?? rowIds?.length ?? 0 };
 }
 
-export async function removeHnsw(location: string, name: string): Promise<void> {
-  const files = hnswFiles(location, name);
-  await rm(files.graph, { force: true });
-  await rm(files.rowIds, { force: true });
-  await rm(files.meta, { force: true });
+export async function removeHnsw(files: TableFiles, location: string, name: string): Promise<void> {
+  const stored = hnswFiles(location, name);
+  await files.remove(stored.graph);
+  await files.remove(stored.rowIds);
+  await files.remove(stored.meta);
 }

@@ -1,5 +1,5 @@
-export * from './warehouse';
 export * from './manifest-finaliser';
+export * from './object-store-finaliser';
 export * from './durable-files';
 export * from './disk-versions';
 export * from './json-arrow-schema';
@@ -15,3 +15,4 @@ export * from './writer-connections';
 export * from './ipc-file';
 export * from './ipc-add';
 export * from './query-ipc';
+export * from './tag-files';

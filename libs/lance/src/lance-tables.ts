@@ -1,6 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import type { Data } from '@lancedb/lancedb';
 import { basename, dirname } from 'node:path';
+import { TableFiles } from '@app/storage';
 import { HandleCache } from './handle-cache';
 import { JsonArrowSchema, toJsonArrowSchema } from './json-arrow-schema';
 import { manifestStats } from './manifest-stats';
@@ -40,7 +41,17 @@ export class LanceTables {
   /** One set of Lance caches for every connection of this process, as when they shared one connection. */
   private readonly session = new lancedb.Session();
 
-  constructor(private readonly options: { selfUrl: () => string; headers?: Record<string, string>; cachedTables?: number }) {
+  constructor(
+    private readonly options: {
+      selfUrl: () => string;
+      headers?: Record<string, string>;
+      cachedTables?: number;
+      /** The warehouse's files, for what Lance does not report (fragment counts from a manifest). */
+      files: TableFiles;
+      /** How this process reaches the warehouse, for tables opened at their location. */
+      storageOptions?: Record<string, string>;
+    },
+  ) {
     this.handles = new HandleCache(options.cachedTables ?? 256);
     this.writers = new WriterConnections((database, headers) => this.connect(database, headers));
   }
@@ -139,12 +150,12 @@ export class LanceTables {
         lease.release();
       }
     }
-    const db = await lancedb.connect(dirname(table.location));
+    const db = await lancedb.connect(dirname(table.location), { storageOptions: this.options.storageOptions });
     return versionOf(db.createTable(basename(table.location).replace(/\.lance$/, ''), data, { mode }));
   }
 
   async openAtLocation(location: string, version?: number): Promise<lancedb.Table> {
-    const db = await lancedb.connect(dirname(location));
+    const db = await lancedb.connect(dirname(location), { storageOptions: this.options.storageOptions });
     const table = await db.openTable(basename(location).replace(/\.lance$/, ''));
     if (version !== undefined) await table.checkout(version);
     return table;
@@ -152,7 +163,7 @@ export class LanceTables {
 
   async describeDetails(table: lancedb.Table, location: string): Promise<TableDetails> {
     const [version, schema, stats] = await Promise.all([table.version(), table.schema(), table.stats()]);
-    const fromManifest = await manifestStats(location, version);
+    const fromManifest = await manifestStats(this.options.files, location, version);
     return {
       version,
       schema: toJsonArrowSchema(schema),

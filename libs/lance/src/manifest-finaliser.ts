@@ -3,16 +3,36 @@ import { unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { DirectorySyncs, syncPath } from './durable-files';
-import { Warehouse } from './warehouse';
+import { Warehouse } from '@app/storage';
 
 export interface FinalisedManifest {
-  /** The absolute path of the final manifest. */
+  /** The final manifest's location (an absolute path, or an object URI). */
   path: string;
-  /** The absolute path of the staging manifest it was copied from. */
+  /** The location of the staging manifest it was copied from. */
   staging: string;
-  bytes: Buffer;
+  size: number;
+  /** The manifest's bytes, where the finaliser read them (a local warehouse, for the journal). */
+  bytes?: Buffer;
+  /** The final object's entity tag on an object store. */
+  eTag?: string;
   /** False when an identical final manifest was already there (a retried commit). */
   created: boolean;
+}
+
+/**
+ * Managed versioning's copy of a client's staging manifest to its final `_versions/` name, done
+ * before the version is recorded so that a version record always has its manifest.
+ */
+export interface ManifestFinaliser {
+  /** Put-if-not-exists copy; an identical final manifest (a retry) counts as done. */
+  finalise(stagingStorePath: string, finalStorePath: string, durability: 'synced' | 'journaled'): Promise<FinalisedManifest>;
+  /** Runs once the version is recorded: the staging manifest is no longer needed. */
+  release(manifest: FinalisedManifest): void;
+  /**
+   * Runs when the version was not recorded by this commit; `recordedByAnother` says whether the
+   * catalog holds that version from another commit now (whose final manifest must then stay).
+   */
+  discard(manifest: FinalisedManifest, recordedByAnother: boolean): Promise<void>;
 }
 
 /**
@@ -27,7 +47,7 @@ export interface FinalisedManifest {
  * durable write as the version's event (one fsync per group of commits instead of three per
  * commit), and syncs the files afterwards.
  */
-export class ManifestFinaliser {
+export class LocalManifestFinaliser implements ManifestFinaliser {
   private readonly dirs = new DirectorySyncs();
   /** Staging manifests whose versions are recorded, to remove once their commits are answered. */
   private readonly released: string[] = [];
@@ -54,10 +74,10 @@ export class ManifestFinaliser {
         throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
       }
       if (durability === 'synced') await this.sync(final);
-      return { path: final, staging, bytes, created: false };
+      return { path: final, staging, bytes, size: bytes.length, created: false };
     }
     if (durability === 'synced') await this.sync(final);
-    return { path: final, staging, bytes, created: true };
+    return { path: final, staging, bytes, size: bytes.length, created: true };
   }
 
   /**
@@ -89,8 +109,8 @@ export class ManifestFinaliser {
   }
 
   /** Removes the final manifest, if this process created it, when the version it backs was not recorded. */
-  async discard({ path: final, created }: FinalisedManifest): Promise<void> {
-    if (created) await unlink(final).catch(() => undefined);
+  async discard({ path: final, created }: FinalisedManifest, recordedByAnother: boolean): Promise<void> {
+    if (created && !recordedByAnother) await unlink(final).catch(() => undefined);
   }
 
   /** The file's content and its name in the directory, both durable before the version is recorded. */

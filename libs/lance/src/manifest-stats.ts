@@ -1,40 +1,35 @@
-import { open } from 'node:fs/promises';
 import { Reader } from 'protobufjs/minimal';
 import { finalManifestName } from '@app/catalog';
+import { TableFiles } from '@app/storage';
 
 /**
  * Reads fragment counts straight from a committed manifest, because the Lance client reports live
  * rows only. Field numbers are those of `lance.table.Manifest` (table.proto): fragments = 2;
  * DataFragment.deletion_file = 3, physical_rows = 4; DeletionFile.num_deleted_rows = 4.
  */
-export async function manifestStats(location: string, version: number): Promise<{ numFragments: number; numDeletedRows: number } | undefined> {
+export async function manifestStats(
+  files: TableFiles,
+  location: string,
+  version: number,
+): Promise<{ numFragments: number; numDeletedRows: number } | undefined> {
   for (const scheme of ['V2', 'V1'] as const) {
-    const bytes = await readManifestMessage(`${location}/_versions/${finalManifestName(version, scheme)}`);
+    const bytes = await readManifestMessage(files, `${location}/_versions/${finalManifestName(version, scheme)}`);
     if (bytes) return countFragments(bytes);
   }
   return undefined;
 }
 
 /** A manifest file ends with `i64 position | u16 major | u16 minor | "LANC"`; the message sits at position, length-prefixed. */
-async function readManifestMessage(path: string): Promise<Uint8Array | undefined> {
-  const file = await open(path, 'r').catch(() => undefined);
-  if (!file) return undefined;
-  try {
-    const { size } = await file.stat();
-    if (size < 16) return undefined;
-    const footer = Buffer.alloc(16);
-    await file.read(footer, 0, 16, size - 16);
-    if (footer.toString('latin1', 12, 16) !== 'LANC') return undefined;
-    const position = Number(footer.readBigInt64LE(0));
-    const prefix = Buffer.alloc(4);
-    await file.read(prefix, 0, 4, position);
-    const length = prefix.readUInt32LE(0);
-    const message = Buffer.alloc(length);
-    await file.read(message, 0, length, position + 4);
-    return message;
-  } finally {
-    await file.close();
-  }
+async function readManifestMessage(files: TableFiles, path: string): Promise<Uint8Array | undefined> {
+  const info = await files.head(path);
+  if (!info || info.size < 16) return undefined;
+  const footer = await files.readRange(path, info.size - 16, 16);
+  if (footer.toString('latin1', 12, 16) !== 'LANC') return undefined;
+  const position = Number(footer.readBigInt64LE(0));
+  // The message and its length prefix run up to the footer: one read fetches both.
+  const tail = await files.readRange(path, position, info.size - 16 - position);
+  const length = tail.readUInt32LE(0);
+  return tail.subarray(4, 4 + length);
 }
 
 function countFragments(bytes: Uint8Array): { numFragments: number; numDeletedRows: number } {

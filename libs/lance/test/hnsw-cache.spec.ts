@@ -2,6 +2,7 @@ import { HierarchicalNSW } from 'hnswlib-node';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalFiles } from '@app/storage';
 import { HnswCache, hnswFiles } from '../src/hnsw-index';
 
 /** A real graph of `rows` 4-d points written where a build would put it, for table `location`. */
@@ -21,7 +22,7 @@ function graphAt(rows: number): string {
 
 describe('the HNSW graph cache', () => {
   it('loads a graph with its row ids, and keeps it while it is used', async () => {
-    const cache = new HnswCache(2);
+    const cache = new HnswCache(2, new LocalFiles());
     const location = graphAt(5);
     const loaded = (await cache.load(location, 'g'))!;
     expect(loaded.meta).toMatchObject({ dim: 4, rows: 5 });
@@ -32,7 +33,7 @@ describe('the HNSW graph cache', () => {
   });
 
   it('holds at most its capacity, dropping the least recently used graph first and loading it again when asked', async () => {
-    const cache = new HnswCache(2);
+    const cache = new HnswCache(2, new LocalFiles());
     const [a, b, c] = [graphAt(3), graphAt(4), graphAt(6)];
     const first = { a: await cache.load(a, 'g'), b: await cache.load(b, 'g') };
     expect(await cache.load(a, 'g')).toBe(first.a);

@@ -1,4 +1,4 @@
-import { ANONYMOUS, Authenticator, AuthenticationFailed, Principal, allows } from '@app/auth';
+import { ANONYMOUS, Authenticator, AuthenticationFailed, Principal, SERVICE, allows } from '@app/auth';
 import { ErrorCode } from '@app/catalog';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RouteAccess, accessOf } from './access-policy';
@@ -28,10 +28,11 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
   });
 
   // With nothing configured every caller is the anonymous principal, who may do anything: no
-  // credential is read and no level checked, so no promise is made per request either.
+  // level is checked, so no promise is made per request either. The server's own calls are still
+  // told apart by the service key: they, not clients, get the warehouse's own storage options.
   if (!authenticator.enabled) {
     fastify.addHook('preValidation', (request, _reply, done) => {
-      request.principal = ANONYMOUS;
+      request.principal = authenticator.isServiceKey(header(request, 'x-api-key')) ? SERVICE : ANONYMOUS;
       done();
     });
     return;

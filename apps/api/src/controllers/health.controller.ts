@@ -1,16 +1,14 @@
 import { Controller, Get, HttpCode, Inject } from '@nestjs/common';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import { EventStore } from '@app/event-store';
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { AppConfig } from '@app/config';
-import { APP_CONFIG, BullIndexQueue, EVENT_STORE } from '@app/core';
+import { BullIndexQueue, EVENT_STORE } from '@app/core';
+import { Warehouse } from '@app/storage';
 
 @Controller()
 export class HealthController {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly warehouse: Warehouse,
     private readonly queue: BullIndexQueue,
   ) {}
 
@@ -27,7 +25,7 @@ export class HealthController {
     const checks = {
       event_store: await this.store.ping().then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
       redis: await this.queue.ping().then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
-      warehouse: await access(this.config.warehouse, constants.R_OK | constants.W_OK).then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
+      warehouse: await this.warehouse.ping().then(() => 'ok', (e: Error) => `unavailable: ${this.warehouse.root}: ${e.message}`),
     };
     const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
     if (failing.length) {

@@ -72,6 +72,7 @@ export class TableController {
       withTableUri: r.queryBool('with_table_uri', body.with_table_uri ?? false),
       loadDetailedMetadata: r.queryBool('load_detailed_metadata', body.load_detailed_metadata ?? false),
       checkDeclared: r.queryBool('check_declared', body.check_declared ?? false),
+      vendCredentials: body.vend_credentials ?? undefined,
     });
   }
 

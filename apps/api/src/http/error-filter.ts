@@ -1,5 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { storageUnreachable } from '@app/application';
 import { CatalogError, ErrorCode, httpStatusOf } from '@app/catalog';
+import { StorageUnavailableError } from '@app/storage';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 interface ErrorBody {
@@ -52,6 +54,9 @@ export class ErrorFilter implements ExceptionFilter {
       if (exception.detail) body.detail = exception.detail;
       return [httpStatusOf(exception.code), body];
     }
+    if (exception instanceof StorageUnavailableError) {
+      return [503, { error: 'the warehouse\'s object store is unavailable; retry later', code: ErrorCode.ServiceUnavailable, detail: exception.message }];
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 404) {
@@ -67,6 +72,9 @@ export class ErrorFilter implements ExceptionFilter {
     }
     const mapped = fromFastify(exception as { code?: string; message: string });
     if (mapped) return mapped;
+    if (exception instanceof Error && storageUnreachable(exception.message)) {
+      return [503, { error: 'the warehouse\'s object store is unavailable; retry later', code: ErrorCode.ServiceUnavailable, detail: exception.message.split('\n')[0].slice(0, 500) }];
+    }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return [500, { error: 'internal error', code: ErrorCode.Internal, detail: exception instanceof Error ? exception.message : undefined }];
   }

@@ -89,6 +89,7 @@ export class RestRequest {
       context,
       delimiter: this.delimiter,
       ...(principal && principal.via !== 'anonymous' ? { principal: principal.name } : {}),
+      ...(principal?.via === 'service' ? { service: true } : {}),
     };
   }
 

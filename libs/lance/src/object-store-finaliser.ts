@@ -1,0 +1,94 @@
+import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
+import { FileInfo, Warehouse } from '@app/storage';
+import { FinalisedManifest, ManifestFinaliser } from './manifest-finaliser';
+
+/**
+ * Managed versioning on an object store, which offers no put-if-absent copy (Swift refuses
+ * conditional requests; S3 has none for CopyObject). The event store decides which commit gets a
+ * version; the copy to the final name comes before that decision is appended, so a failed copy
+ * records nothing. In one process two commits of one version never both copy (the writer decides
+ * them one after the other), but two replicas can both find the version free: then
+ *
+ * - a final manifest already there with other content refuses the commit (409) without copying;
+ * - the winner checks, once its version is recorded and again after `graceMs`, that the final
+ *   object is the one it copied, and copies its staging manifest again if a loser overwrote it;
+ *   only then is its staging manifest removed;
+ * - a loser never removes a final object of a version the catalog holds.
+ *
+ * What is left: a loser whose copy lands more than `graceMs` after the winner's, with the winner's
+ * process gone meanwhile (docs/architecture.md).
+ */
+export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly graceMs = 60_000,
+    private readonly onError: (message: string) => void = () => undefined,
+  ) {}
+
+  async finalise(stagingStorePath: string, finalStorePath: string): Promise<FinalisedManifest> {
+    const staging = this.uri(stagingStorePath);
+    const final = this.uri(finalStorePath);
+    const files = this.warehouse.files;
+    const [stagingInfo, finalInfo] = await Promise.all([files.head(staging), files.head(final)]);
+    if (!stagingInfo) {
+      throw invalidInput(`staging manifest '${stagingStorePath}' does not exist`, 'Write the staging manifest before creating the version.');
+    }
+    if (finalInfo) {
+      if (await this.sameContent(staging, stagingInfo, final, finalInfo)) {
+        return { path: final, staging, size: finalInfo.size, eTag: finalInfo.eTag, created: false };
+      }
+      throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
+    }
+    const copied = await files.copy(staging, final);
+    return { path: final, staging, size: copied.size, eTag: copied.eTag, created: true };
+  }
+
+  release(manifest: FinalisedManifest): void {
+    void this.keepOwn(manifest).catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
+    const later = setTimeout(() => {
+      void this.keepOwn(manifest)
+        .then(() => this.removeStaging(manifest))
+        .catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
+    }, this.graceMs);
+    later.unref();
+  }
+
+  async discard(manifest: FinalisedManifest, recordedByAnother: boolean): Promise<void> {
+    if (!manifest.created || recordedByAnother) return;
+    const info = await this.warehouse.files.head(manifest.path).catch(() => undefined);
+    if (info && info.eTag === manifest.eTag) await this.warehouse.files.remove(manifest.path).catch(() => undefined);
+  }
+
+  /** Puts this commit's manifest back under its final name if another copy replaced it. */
+  private async keepOwn(manifest: FinalisedManifest): Promise<void> {
+    const info = await this.warehouse.files.head(manifest.path);
+    if (info && info.eTag === manifest.eTag) return;
+    const again = await this.warehouse.files.copy(manifest.staging, manifest.path);
+    this.onError(`the final manifest ${manifest.path} had been replaced by a racing commit; copied this commit's manifest back`);
+    manifest.eTag = again.eTag;
+  }
+
+  /** Only a name of Lance's staging form (the final name plus `-<uuid>`) is removed. */
+  private async removeStaging({ staging, path: final }: FinalisedManifest): Promise<void> {
+    if (!staging.startsWith(`${final}-`) || staging.slice(final.length + 1).includes('/')) return;
+    await this.warehouse.files.remove(staging);
+  }
+
+  private async sameContent(staging: string, stagingInfo: FileInfo, final: string, finalInfo: FileInfo): Promise<boolean> {
+    if (stagingInfo.size !== finalInfo.size) return false;
+    if (stagingInfo.eTag && stagingInfo.eTag === finalInfo.eTag) return true;
+    // A multipart upload's entity tag is not its content's digest: compare the bytes.
+    const [a, b] = await Promise.all([this.warehouse.files.read(staging), this.warehouse.files.read(final)]);
+    return a !== undefined && b !== undefined && a.equals(b);
+  }
+
+  private uri(storePath: string): string {
+    const bucket = /^s3:\/\/([^/]+)/.exec(this.warehouse.root)![1];
+    const key = storePath.replace(/^\/+/, '');
+    const uri = `s3://${bucket}/${key}`;
+    if (key.includes('\u0000') || key.split('/').includes('..') || !this.warehouse.contains(uri)) {
+      throw invalidInput(`manifest path '${storePath}' is outside the warehouse`);
+    }
+    return uri;
+  }
+}

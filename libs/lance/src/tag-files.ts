@@ -1,0 +1,81 @@
+import { finalManifestName } from '@app/catalog';
+import { TableFiles, joinLocation } from '@app/storage';
+
+/** A tag as Lance keeps it: which version it names, and that version's manifest size. */
+export interface TagRecord {
+  version: number;
+  manifestSize: number;
+}
+
+/**
+ * Lance's tags (`_refs/tags/<tag>.json`) written by the catalog itself, for object stores that
+ * refuse the conditional PUT Lance creates and moves a tag with (Swift's s3api). The file holds
+ * what Lance writes, so every Lance client reads these tags (and checks out by them) as its own.
+ * Changes to one table's tags are serialised in this process; the catalog's record of each change
+ * is the event that follows.
+ */
+export class TagFiles {
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly files: TableFiles) {}
+
+  async list(location: string): Promise<Record<string, TagRecord>> {
+    const tags: Record<string, TagRecord> = {};
+    for (const file of await this.files.list(joinLocation(location, '_refs', 'tags'))) {
+      if (!file.name.endsWith('.json')) continue;
+      const record = await this.get(location, file.name.slice(0, -'.json'.length));
+      if (record) tags[file.name.slice(0, -'.json'.length)] = record;
+    }
+    return tags;
+  }
+
+  async get(location: string, tag: string): Promise<TagRecord | undefined> {
+    const bytes = await this.files.read(this.path(location, tag));
+    if (!bytes) return undefined;
+    const stored = JSON.parse(bytes.toString('utf8')) as { version: number; manifestSize?: number };
+    return { version: stored.version, manifestSize: stored.manifestSize ?? 0 };
+  }
+
+  /** Writes the tag unless `exists` says otherwise: false when it already existed (create) or did not (update). */
+  put(location: string, tag: string, version: number, change: 'create' | 'update'): Promise<boolean> {
+    return this.serialised(location, async () => {
+      const current = await this.get(location, tag);
+      if ((change === 'create') === (current !== undefined)) return false;
+      const now = new Date().toISOString();
+      const body = {
+        branch: null,
+        version,
+        createdAt: now,
+        updatedAt: now,
+        manifestSize: await this.manifestSize(location, version),
+        metadata: {},
+      };
+      await this.files.write(this.path(location, tag), Buffer.from(JSON.stringify(body, null, 2)));
+      return true;
+    });
+  }
+
+  remove(location: string, tag: string): Promise<void> {
+    return this.serialised(location, () => this.files.remove(this.path(location, tag)));
+  }
+
+  private async manifestSize(location: string, version: number): Promise<number> {
+    for (const scheme of ['V2', 'V1'] as const) {
+      const info = await this.files.head(joinLocation(location, '_versions', finalManifestName(version, scheme)));
+      if (info) return info.size;
+    }
+    return 0;
+  }
+
+  private path(location: string, tag: string): string {
+    return joinLocation(location, '_refs', 'tags', `${tag}.json`);
+  }
+
+  private serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const run = (this.queues.get(key) ?? Promise.resolve()).then(work, work);
+    const settled = run.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => this.queues.get(key) === settled && this.queues.delete(key));
+    return run;
+  }
+}

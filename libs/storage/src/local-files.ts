@@ -1,0 +1,66 @@
+import { mkdir, open, readdir, readFile, rm, stat, unlink, writeFile, copyFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { FileInfo, ListedFile, TableFiles } from './table-files';
+
+const missing = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** Table files on a local disk (or a file system mounted as one). */
+export class LocalFiles implements TableFiles {
+  async read(path: string): Promise<Buffer | undefined> {
+    return readFile(path).catch((e) => (missing(e) ? undefined : Promise.reject(e)));
+  }
+
+  async readRange(path: string, offset: number, length: number): Promise<Buffer> {
+    const file = await open(path, 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await file.read(buffer, 0, length, offset);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
+  }
+
+  async head(path: string): Promise<FileInfo | undefined> {
+    const info = await stat(path).catch((e) => (missing(e) ? undefined : Promise.reject(e)));
+    return info?.isFile() ? { size: info.size, modifiedMillis: Math.round(info.mtimeMs) } : undefined;
+  }
+
+  async write(path: string, bytes: Uint8Array): Promise<void> {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, bytes);
+  }
+
+  async copy(from: string, to: string): Promise<FileInfo> {
+    await mkdir(dirname(to), { recursive: true });
+    await copyFile(from, to);
+    return (await this.head(to))!;
+  }
+
+  async list(directory: string): Promise<ListedFile[]> {
+    const names = await readdir(directory).catch((e) => (missing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? [] : Promise.reject(e)));
+    const listed: ListedFile[] = [];
+    for (const name of names) {
+      const info = await this.head(`${directory}/${name}`);
+      if (info) listed.push({ name, ...info });
+    }
+    return listed;
+  }
+
+  async remove(path: string): Promise<void> {
+    await unlink(path).catch((e) => (missing(e) ? undefined : Promise.reject(e)));
+  }
+
+  async removeTree(directory: string): Promise<number> {
+    const count = await countFiles(directory);
+    await rm(directory, { recursive: true, force: true });
+    return count;
+  }
+}
+
+async function countFiles(directory: string): Promise<number> {
+  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  let n = 0;
+  for (const entry of entries) n += entry.isDirectory() ? await countFiles(`${directory}/${entry.name}`) : 1;
+  return n;
+}

@@ -1,0 +1,39 @@
+/** What a listing or a head tells of one stored file. */
+export interface FileInfo {
+  size: number;
+  /** The object store's entity tag; absent on local disks. */
+  eTag?: string;
+  modifiedMillis: number;
+}
+
+export interface ListedFile extends FileInfo {
+  /** The file's name inside the listed directory. */
+  name: string;
+}
+
+/**
+ * The warehouse's own file work on table locations (a local path or an `s3://` URI): everything the
+ * catalog reads, writes, copies or deletes itself. Lance reads and writes table data on its own,
+ * given the location and its storage options.
+ */
+export interface TableFiles {
+  read(location: string): Promise<Buffer | undefined>;
+  readRange(location: string, offset: number, length: number): Promise<Buffer>;
+  head(location: string): Promise<FileInfo | undefined>;
+  write(location: string, bytes: Uint8Array): Promise<void>;
+  /** Copies one file to another name (a server-side copy on object stores); answers the copy's info. */
+  copy(from: string, to: string): Promise<FileInfo>;
+  /** The files directly inside a directory (no deeper); empty when it does not exist. */
+  list(directory: string): Promise<ListedFile[]>;
+  remove(location: string): Promise<void>;
+  /** Removes a directory and everything under it; answers how many files went. */
+  removeTree(directory: string): Promise<number>;
+}
+
+/** The store cannot be reached or answers with a server error: retry later (503 code 17). */
+export class StorageUnavailableError extends Error {
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+    this.name = 'StorageUnavailableError';
+  }
+}

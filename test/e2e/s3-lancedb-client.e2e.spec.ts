@@ -1,0 +1,197 @@
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import * as lancedb from '@lancedb/lancedb';
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { waitFor } from '../support/arrow-data';
+import { Api } from '../support/http';
+import { RunningServer, startServer } from '../support/server';
+import { SwiftServer, startSwift } from '../support/swift';
+
+const BUCKET = 'warehouse';
+const ROOT = resolve(__dirname, '../..');
+const finalName = (version: number) => `${((1n << 64n) - 1n - BigInt(version)).toString().padStart(20, '0')}.manifest`;
+
+/** Runs the lancedb client's scenario in a process whose environment holds no AWS variable. */
+function clientScenario(url: string): Promise<Record<string, unknown>> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
+  const child = spawn(process.execPath, [join(ROOT, 'test/support/client-scenario.js'), url], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((done, fail) =>
+    child.once('exit', () => {
+      try {
+        done(JSON.parse(out.trim().split('\n').pop()!));
+      } catch {
+        fail(new Error(`the client scenario printed no result:\n${out}\n${err}`));
+      }
+    }),
+  );
+}
+
+/**
+ * The official lancedb client (managed versioning) with the warehouse on a real S3 server, from a
+ * process that knows only the catalog's URL: everything else comes from what the catalog vends.
+ */
+describe('the lancedb client with the warehouse on S3 (Swift)', () => {
+  let swift: SwiftServer;
+  let server: RunningServer;
+  let api: Api;
+
+  const s3Env = () => ({
+    ...swift.awsEnv(),
+    WAREHOUSE: `s3://${BUCKET}/lance`,
+    CLIENT_STORAGE_OPTIONS: JSON.stringify(swift.clientCredentials()),
+    CLIENT_STORAGE_OPTIONS_BY_DATABASE: JSON.stringify({ analytics: { expires_at_millis: '4102444800000' } }),
+    STAGING_MANIFEST_GRACE_MS: '1000',
+  });
+  const keys = async (prefix: string) =>
+    ((await swift.client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);
+  const bytesOf = async (key: string) =>
+    Buffer.from(await (await swift.client().send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+  const put = (key: string, body: Buffer) => swift.client().send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body }));
+
+  beforeAll(async () => {
+    swift = await startSwift();
+    await swift.createBucket(BUCKET);
+    server = await startServer({ env: s3Env() });
+    api = new Api(server.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await swift?.stop();
+  });
+
+  it('runs the client scenario from a process without AWS variables, with the storage options the catalog vends', async () => {
+    const result = await clientScenario(server.url);
+    expect(result).toEqual({
+      awsVariables: [],
+      count: 150,
+      filtered: 30,
+      nearest: 42,
+      indices: ['id_idx'],
+      versions: [1, 2, 3, 4, 5],
+      reopenedCount: 140,
+      countAtVersion2: 150,
+      tables: ['items'],
+    });
+    const location = (await api.post('/v1/table/shop%24items/describe', {})).body.location as string;
+    expect(location).toMatch(/^s3:\/\/warehouse\/lance\/default\/shop\/items-/);
+    const key = location.slice(`s3://${BUCKET}/`.length);
+    expect((await keys(`${key}/_versions/`)).filter((k) => k.endsWith('.manifest'))).toHaveLength(5);
+    // Staging manifests go once their versions are recorded and the grace period has passed.
+    await waitFor(() => keys(`${key}/_versions/`), (k) => k.every((name) => name.endsWith('.manifest')), 20_000);
+  });
+
+  it('hands clients the client options and credentials, never the server\'s own, per database', async () => {
+    const described = await api.post('/v1/table/shop%24items/describe', {});
+    expect(described.body.storage_options).toEqual({
+      aws_endpoint: swift.endpoint,
+      aws_region: 'us-east-1',
+      allow_http: 'true',
+      aws_virtual_hosted_style_request: 'false',
+      aws_access_key_id: swift.clientAccessKeyId,
+      aws_secret_access_key: swift.clientSecretAccessKey,
+    });
+    expect(described.text).not.toContain(swift.secretAccessKey);
+    const declared = await api.post('/v1/table/shop%24declared/declare', {});
+    expect(declared.body.storage_options).toEqual(described.body.storage_options);
+    const withoutCredentials = await api.post('/v1/table/shop%24items/describe', { vend_credentials: false });
+    expect(Object.keys(withoutCredentials.body.storage_options).sort()).toEqual(['allow_http', 'aws_endpoint', 'aws_region', 'aws_virtual_hosted_style_request']);
+    const analytics = api.withHeaders({ 'x-lance-database': 'analytics' });
+    await analytics.post('/v1/namespace/a/create', {});
+    const other = await analytics.post('/v1/table/a%24t/declare', {});
+    expect(other.body.location).toMatch(/^s3:\/\/warehouse\/lance\/analytics\/a\/t-/);
+    expect(other.body.storage_options.expires_at_millis).toBe('4102444800000');
+    expect(described.body.storage_options.expires_at_millis).toBeUndefined();
+  });
+
+  it('commits where Lance alone cannot: Swift refuses the conditional PUT of a direct commit', async () => {
+    const direct = await lancedb.connect(`s3://${BUCKET}/direct`, { storageOptions: swift.storageOptions() });
+    await expect(direct.createTable('t', [{ id: 1 }])).rejects.toThrow(/Conditional object PUTs are not supported|501/);
+    direct.close();
+    // The same write through the catalog commits (the scenario above); so does a later writer's.
+    const db = await lancedb.connectNamespace('rest', { uri: server.url });
+    const table = await db.createTable('through_catalog', [{ id: 1 }], ['shop']);
+    await table.add([{ id: 2 }]);
+    expect(await table.countRows()).toBe(2);
+    db.close();
+  });
+
+  it('refuses unmanaged tables on a store without conditional PUT when they are declared, saying why', async () => {
+    const unmanaged = await startServer({ env: { ...s3Env(), MANAGED_VERSIONING: 'false' } });
+    try {
+      const refused = await new Api(unmanaged.url).post('/v1/table/shop%24plain/declare', {});
+      expect(refused.status).toBe(406);
+      expect(refused.body.code).toBe(0);
+      expect(refused.body.error).toContain('refuses conditional PUTs');
+      expect(refused.body.detail).toContain('MANAGED_VERSIONING=true');
+      const db = await lancedb.connectNamespace('rest', { uri: unmanaged.url });
+      await expect(db.createTable('plain', [{ id: 1 }], ['shop'])).rejects.toThrow(/conditional PUTs/);
+      db.close();
+    } finally {
+      await unmanaged.stop();
+    }
+  });
+
+  it('answers 503 code 17 while Swift is down, records no version whose copy failed, and works again when it is back', async () => {
+    const declared = await api.post('/v1/table/shop%24outage/declare', {});
+    const key = (declared.body.location as string).slice(`s3://${BUCKET}/`.length);
+    const staging = `${key}/_versions/${finalName(1)}-${randomUUID()}`;
+    await put(staging, randomBytes(300));
+    await swift.pause();
+    try {
+      const failed = await api.post('/v1/table/shop%24outage/version/create', { version: 1, manifest_path: staging, naming_scheme: 'V2' });
+      expect(failed.status).toBe(503);
+      expect(failed.body.code).toBe(17);
+      expect(failed.headers.get('retry-after')).toBeTruthy();
+      const ready = await api.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.body.detail).warehouse).toContain(`s3://${BUCKET}/lance`);
+      expect((await api.post('/v1/table/shop%24outage/version/list', {})).body.versions).toEqual([]);
+      const insert = await api.post('/v1/table/shop%24items/count_rows', {});
+      expect({ status: insert.status, code: insert.body.code }).toEqual({ status: 503, code: 17 });
+    } finally {
+      await swift.resume();
+    }
+    const history = await api.get('/v1/history/table/shop%24outage');
+    expect(history.body.events.map((e: { type: string }) => e.type)).toEqual(['TableDeclared']);
+    expect((await api.get('/readyz')).status).toBe(200);
+    const retried = await api.post('/v1/table/shop%24outage/version/create', { version: 1, manifest_path: staging, naming_scheme: 'V2' });
+    expect(retried.status).toBe(200);
+    expect(retried.body.version.manifest_path).toBe(`${key}/_versions/${finalName(1)}`);
+    expect((await api.post('/v1/table/shop%24items/count_rows', {})).body).toBe(140);
+  });
+
+  it('gives racing version/create calls from two API processes exactly one winner, whose manifest the final object holds', async () => {
+    const other = await startServer({ entry: 'api', dataDir: server.dataDir, env: s3Env() });
+    try {
+      const apis = [api, new Api(other.url)];
+      const declared = await api.post('/v1/table/shop%24race/declare', {});
+      const key = (declared.body.location as string).slice(`s3://${BUCKET}/`.length);
+      const winners: Buffer[] = [];
+      for (let version = 1; version <= 12; version++) {
+        const contents = [randomBytes(200 + version), randomBytes(200 + version)];
+        const stagings = contents.map(() => `${key}/_versions/${finalName(version)}-${randomUUID()}`);
+        await Promise.all(stagings.map((s, i) => put(s, contents[i])));
+        const answers = await Promise.all(
+          apis.map((a, i) => a.post('/v1/table/shop%24race/version/create', { version, manifest_path: stagings[i], naming_scheme: 'V2' })),
+        );
+        const statuses = answers.map((a) => a.status).sort();
+        expect({ version, statuses }).toEqual({ version, statuses: [200, 409] });
+        expect(answers.find((a) => a.status === 409)!.body.code).toBe(14);
+        winners.push(contents[answers.findIndex((a) => a.status === 200)]);
+      }
+      // Past the grace period each winner has checked its final object once more.
+      await new Promise((r) => setTimeout(r, 1500));
+      for (const [i, winner] of winners.entries()) expect((await bytesOf(`${key}/_versions/${finalName(i + 1)}`)).equals(winner)).toBe(true);
+      const listed = await apis[1].post('/v1/table/shop%24race/version/list', {});
+      expect(listed.body.versions.map((v: { version: number }) => v.version)).toEqual(winners.map((_, i) => i + 1));
+    } finally {
+      await other.stop();
+    }
+  });
+});
