@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import type { Logger as PinoLogger } from 'pino';
 import { JsonLogger, Metrics, accessLog, createLogger } from '@app/core';
+import { redactedUrl } from '@app/event-store';
 import { API_CONTROLLERS, ApiModule } from './api.module';
 import { installQueueDashboard } from './admin/install-queue-dashboard';
 import { installAuth } from './auth/auth.hooks';
@@ -160,7 +161,7 @@ export async function listen(app: NestFastifyApplication, config: AppConfig): Pr
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   config.selfUrl ??= `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const log = new Logger('api');
-  log.log(`Lance REST catalog listening on http://${config.host}:${port} (event store: ${config.eventStore}, warehouse: ${config.warehouse})`);
+  log.log(`Lance REST catalog listening on http://${config.host}:${port} (event store: ${redactedUrl(config.eventStore)}, warehouse: ${config.warehouse})`);
   if (!authConfigured(config.auth)) {
     log.warn(
       isLoopback(config.host)

@@ -14,7 +14,7 @@ const STREAM_PREFIX = 'catalog-';
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const store = createEventStore(config.eventStore, config.dataDir);
+  const store = createEventStore(config.eventStore, config.dataDir, { poolSize: config.eventStorePoolSize });
   const states = new Map<string, CatalogState>();
   const started = process.hrtime.bigint();
   let events = 0;

@@ -38,9 +38,11 @@ const schema = z.object({
   EVENT_STORE: z
     .string()
     .default('embedded')
-    .refine((v) => v === 'embedded' || /^esdb(\+discover)?:\/\/.+/.test(v), {
-      message: "EVENT_STORE must be 'embedded' or an EventStoreDB connection string (esdb://host:2113?tls=false)",
+    .refine((v) => v === 'embedded' || /^esdb(\+discover)?:\/\/.+/.test(v) || /^postgres(ql)?:\/\/.+/.test(v), {
+      message:
+        "EVENT_STORE must be 'embedded', an EventStoreDB connection string (esdb://host:2113?tls=false) or a PostgreSQL one (postgresql://user@host:5432/db)",
     }),
+  EVENT_STORE_POOL_SIZE: int('EVENT_STORE_POOL_SIZE', 10, 1, 1000),
   REDIS_URL: z
     .string()
     .default('redis://127.0.0.1:6379')
@@ -95,6 +97,8 @@ export interface AppConfig {
   /** Set when the warehouse is on an object store. */
   objectStore?: ObjectStoreSettings;
   eventStore: string;
+  /** Connections a PostgreSQL event store keeps open in this process. */
+  eventStorePoolSize: number;
   redisUrl: string;
   queuePrefix: string;
   managedVersioning: boolean;
@@ -165,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     warehouse: warehouse.root,
     objectStore: warehouse.objectStore,
     eventStore: c.EVENT_STORE,
+    eventStorePoolSize: c.EVENT_STORE_POOL_SIZE,
     redisUrl: c.REDIS_URL,
     queuePrefix: c.QUEUE_PREFIX,
     managedVersioning: c.MANAGED_VERSIONING,

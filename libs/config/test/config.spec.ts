@@ -63,7 +63,8 @@ describe('configuration', () => {
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
-    ['EVENT_STORE', 'postgres://x'],
+    ['EVENT_STORE', 'mysql://x'],
+    ['EVENT_STORE_POOL_SIZE', '0'],
     ['REDIS_URL', 'localhost'],
     ['MANAGED_VERSIONING', 'maybe'],
     ['DEFAULT_DATABASE', '../x'],

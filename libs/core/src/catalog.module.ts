@@ -36,7 +36,7 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
     {
       provide: EVENT_STORE,
       inject: [APP_CONFIG, Metrics],
-      useFactory: (c: AppConfig, m: Metrics) => new MeteredEventStore(createEventStore(c.eventStore, c.dataDir), m),
+      useFactory: (c: AppConfig, m: Metrics) => new MeteredEventStore(createEventStore(c.eventStore, c.dataDir, { poolSize: c.eventStorePoolSize }), m),
     },
     {
       provide: ProjectionRegistry,

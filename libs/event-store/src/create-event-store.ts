@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import { SqliteEventStore } from './embedded/sqlite-event-store';
 import { EsdbEventStore } from './esdb/esdb-event-store';
 import { EventStore } from './event-store.port';
+import { PostgresEventStore } from './postgres/postgres-event-store';
 
-/** `embedded` → SQLite file in the data dir; `esdb://…` → EventStoreDB. */
-export function createEventStore(setting: string, dataDir: string): EventStore {
+/** `embedded` → SQLite file in the data dir; `esdb://…` → EventStoreDB; `postgresql://…` → PostgreSQL. */
+export function createEventStore(setting: string, dataDir: string, options: { poolSize?: number } = {}): EventStore {
   if (setting === 'embedded') return new SqliteEventStore(join(dataDir, 'events.sqlite3'));
   if (/^esdb(\+discover)?:\/\//.test(setting)) return new EsdbEventStore(setting);
-  throw new Error(`EVENT_STORE must be 'embedded' or an esdb:// connection string, got '${setting}'`);
+  if (/^postgres(ql)?:\/\//.test(setting)) return new PostgresEventStore(setting, { poolSize: options.poolSize });
+  throw new Error(`EVENT_STORE must be 'embedded', an esdb:// or a postgresql:// connection string, got '${setting}'`);
 }
