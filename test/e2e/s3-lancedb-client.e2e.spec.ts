@@ -1,35 +1,14 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import * as lancedb from '@lancedb/lancedb';
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
 import { waitFor } from '../support/arrow-data';
+import { clientScenario } from '../support/client-process';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
 import { SwiftServer, startSwift } from '../support/swift';
 
 const BUCKET = 'warehouse';
-const ROOT = resolve(__dirname, '../..');
 const finalName = (version: number) => `${((1n << 64n) - 1n - BigInt(version)).toString().padStart(20, '0')}.manifest`;
-
-/** Runs the lancedb client's scenario in a process whose environment holds no AWS variable. */
-function clientScenario(url: string): Promise<Record<string, unknown>> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
-  const child = spawn(process.execPath, [join(ROOT, 'test/support/client-scenario.js'), url], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((done, fail) =>
-    child.once('exit', () => {
-      try {
-        done(JSON.parse(out.trim().split('\n').pop()!));
-      } catch {
-        fail(new Error(`the client scenario printed no result:\n${out}\n${err}`));
-      }
-    }),
-  );
-}
 
 /**
  * The official lancedb client (managed versioning) with the warehouse on a real S3 server, from a

@@ -1,5 +1,6 @@
 // The lancedb client's scenario against a catalog, run in a process of its own (see
-// test/e2e/s3-lancedb-client.e2e.spec.ts): argv[2] is the catalog's URL; prints one JSON line.
+// test/e2e/s3-lancedb-client.e2e.spec.ts): argv[2] is the catalog's URL, argv[3] an API key if
+// the catalog wants one, argv[4] the namespace to use (default `shop`); prints one JSON line.
 const lancedb = require('@lancedb/lancedb');
 
 const rows = (from, count) =>
@@ -10,10 +11,12 @@ const rows = (from, count) =>
   }));
 
 async function main() {
-  const db = await lancedb.connectNamespace('rest', { uri: process.argv[2] });
+  const headers = process.argv[3] ? { 'x-api-key': process.argv[3] } : {};
+  const ns = process.argv[4] || 'shop';
+  const db = await lancedb.connectNamespace('rest', { uri: process.argv[2], headers });
   const out = { awsVariables: Object.keys(process.env).filter((k) => k.startsWith('AWS_')) };
-  await db.createNamespace(['shop']);
-  const table = await db.createTable('items', rows(0, 100), ['shop']);
+  await db.createNamespace([ns]);
+  const table = await db.createTable('items', rows(0, 100), [ns]);
   await table.add(rows(100, 50));
   out.count = await table.countRows();
   out.filtered = await table.countRows('id >= 120');
@@ -23,11 +26,11 @@ async function main() {
   await table.update({ where: 'id < 10', values: { text: 'updated' } });
   await table.delete('id >= 140');
   out.versions = (await table.listVersions()).map((v) => v.version);
-  const reopened = await db.openTable('items', ['shop']);
+  const reopened = await db.openTable('items', [ns]);
   out.reopenedCount = await reopened.countRows();
   await reopened.checkout(2);
   out.countAtVersion2 = await reopened.countRows();
-  out.tables = (await db.tableNames(['shop']));
+  out.tables = await db.tableNames([ns]);
   reopened.close();
   table.close();
   db.close();

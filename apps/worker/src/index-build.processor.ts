@@ -68,6 +68,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     });
     const type = build.index.indexType as IndexType;
     const params = build.index.params as IndexParams;
+    this.logger.log(`index build started: ${type} '${build.index.name}' (transaction ${job.data.transactionId}, attempt ${job.attemptsMade + 1})`);
     const table = await this.data.open(ctx, build.table);
     const canceled = new AbortController();
     let detail: Record<string, string>;
