@@ -1,8 +1,8 @@
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SqliteEventStore } from '@app/event-store';
-import { BenchServer, cpuOf, post, report, scratchDir, stagingManifestName, startBareServer, startServer, timed } from './support';
+import { benchEventStore } from './event-stores';
+import { BenchServer, cpuOf, post, report, stagingManifestName, startBareServer, startServer, timed } from './support';
 
 /**
  * Catalog benchmarks, each beside its baseline measured in the same run:
@@ -164,8 +164,8 @@ async function reads(setup: (typeof READ_SETUPS)[number]): Promise<void> {
 
 /** Appends the same events the API would, one at a time in turn, as the catalog's writer would without grouping. */
 async function directAppends(locations: string[], perTable: number): Promise<number> {
-  const dir = scratchDir('bench-store-');
-  const store = new SqliteEventStore(join(dir, 'events.sqlite3'));
+  const target = await benchEventStore('direct');
+  const store = target.open();
   let revision = -1;
   const { ms } = await timed(async () => {
     for (let v = 1; v <= perTable; v++) {
@@ -178,6 +178,7 @@ async function directAppends(locations: string[], perTable: number): Promise<num
     }
   });
   await store.close();
+  await target.drop();
   return ms;
 }
 
@@ -230,7 +231,8 @@ async function commits(): Promise<void> {
   for (const scale of COMMIT_SCALES) {
     const total = Math.round(COMMITS * scale);
     const perTable = Math.ceil(total / 100);
-    const server = await startServer();
+    const eventStore = await benchEventStore('commits');
+    const server = await startServer(eventStore.env);
     try {
       // Untimed: 1,000 commits on other tables first, so the timed run does not measure warming up.
       const warm = await stagedTables(server, 'warm', 10);
@@ -241,13 +243,14 @@ async function commits(): Promise<void> {
       const directMs = await directAppends(locations, perTable);
       const directRate = (perTable * 100) / (directMs / 1000);
       const apiRate = committed / (apiMs / 1000);
-      report(`Commits: CreateTableVersion, ${CONNECTIONS} concurrent writers over 100 tables, ${committed} commits`, [
-        { path: 'embedded store append, same events, one at a time (baseline)', ms: directMs.toFixed(0), 'commits/s': Math.round(directRate), 'p99 ms': '-', ratio: '1.00' },
+      report(`Commits: CreateTableVersion, ${CONNECTIONS} concurrent writers over 100 tables, ${committed} commits, ${eventStore.kind} event store`, [
+        { path: `${eventStore.kind} store append, same events, one at a time (baseline)`, ms: directMs.toFixed(0), 'commits/s': Math.round(directRate), 'p99 ms': '-', ratio: '1.00' },
         { path: 'CreateTableVersion through the API', ms: apiMs.toFixed(0), 'commits/s': Math.round(apiRate), 'p99 ms': p99, ratio: (apiRate / directRate).toFixed(2) },
       ]);
       growth.push({ commits: committed, 'versions per table': perTable, 'commits/s': Math.round(apiRate), 'µs/commit': (1e6 / apiRate).toFixed(0), 'direct appends/s': Math.round(directRate), ratio: (apiRate / directRate).toFixed(2) });
     } finally {
       await server.stop();
+      await eventStore.drop();
     }
   }
   if (GROWTH) report(`Growth: commits at ${COMMIT_SCALES.map((s) => Math.round(COMMITS * s)).join(' / ')} commits over 100 tables`, growth);

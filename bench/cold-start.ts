@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { finalManifestName, storePathOf } from '@app/catalog';
-import { NewEvent, SqliteEventStore } from '@app/event-store';
+import { NewEvent } from '@app/event-store';
+import { BenchEventStore, benchEventStore } from './event-stores';
 import { report, scratchDir, timed } from './support';
 
 /**
@@ -24,8 +25,8 @@ const GROWTH = process.env.BENCH_GROWTH === '1';
 const ROOT = resolve(__dirname, '../..');
 const run = promisify(execFile);
 
-async function writeLog(dataDir: string, EVENTS: number, TABLES: number): Promise<void> {
-  const store = new SqliteEventStore(join(dataDir, 'events.sqlite3'));
+async function writeLog(target: BenchEventStore, EVENTS: number, TABLES: number): Promise<void> {
+  const store = target.open();
   const stream = 'catalog-default';
   let revision = -1;
   let written = 0;
@@ -63,8 +64,8 @@ async function writeLog(dataDir: string, EVENTS: number, TABLES: number): Promis
   if (written !== EVENTS) throw new Error(`wrote ${written} events, expected ${EVENTS}`);
 }
 
-async function readOnly(dataDir: string): Promise<number> {
-  const store = new SqliteEventStore(join(dataDir, 'events.sqlite3'));
+async function readOnly(target: BenchEventStore): Promise<number> {
+  const store = target.open();
   let after: bigint | undefined;
   let n = 0;
   for (;;) {
@@ -85,11 +86,11 @@ interface ColdStart {
   snapshotLines: string[];
 }
 
-async function coldStart(dataDir: string, TABLES: number): Promise<ColdStart> {
+async function coldStart(dataDir: string, target: BenchEventStore, TABLES: number): Promise<ColdStart> {
   const started = process.hrtime.bigint();
   const ms = () => Number(process.hrtime.bigint() - started) / 1e6;
   const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-cold-${Date.now()}` },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-cold-${Date.now()}`, ...target.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -126,15 +127,19 @@ interface SizeResult {
 }
 
 async function runSize(EVENTS: number, TABLES: number): Promise<SizeResult> {
-  const dataDir = scratchDir('bench-cold-');
+  const target = await benchEventStore('cold');
+  // The server's own directory: the embedded store's file, or (PostgreSQL) only its snapshots.
+  const dataDir = target.env.DATA_DIR ?? scratchDir('bench-cold-');
   try {
-    const written = await timed(() => writeLog(dataDir, EVENTS, TABLES));
+    const written = await timed(() => writeLog(target, EVENTS, TABLES));
     console.log(`wrote ${EVENTS} events (${TABLES} tables) in ${(written.ms / 1000).toFixed(1)} s`);
 
-    const read = await timed(() => readOnly(dataDir));
-    const replay = await timed(() => run(process.execPath, [join(ROOT, 'dist/apps/api/src/replay.js')], { env: { ...process.env, DATA_DIR: dataDir }, maxBuffer: 1 << 24 }));
+    const read = await timed(() => readOnly(target));
+    const replay = await timed(() =>
+      run(process.execPath, [join(ROOT, 'dist/apps/api/src/replay.js')], { env: { ...process.env, DATA_DIR: dataDir, ...target.env }, maxBuffer: 1 << 24 }),
+    );
     const replayed = JSON.parse(replay.value.stdout) as { events: number; events_per_second: number };
-    report(`Replay of ${EVENTS} events`, [
+    report(`Replay of ${EVENTS} events, ${target.kind} event store`, [
       { path: 'read the events, no folding (baseline)', s: (read.ms / 1000).toFixed(1), 'events/s': Math.round(read.value / (read.ms / 1000)), ratio: '1.00' },
       { path: 'npm run replay: fold every event (in-process rate)', s: (replayed.events / replayed.events_per_second).toFixed(1), 'events/s': replayed.events_per_second, ratio: (read.value / (read.ms / 1000) / replayed.events_per_second).toFixed(2) },
       { path: 'npm run replay: whole process', s: (replay.ms / 1000).toFixed(1), 'events/s': Math.round(EVENTS / (replay.ms / 1000)), ratio: (replay.ms / read.ms).toFixed(2) },
@@ -142,9 +147,9 @@ async function runSize(EVENTS: number, TABLES: number): Promise<SizeResult> {
 
     // The first start finds no snapshot and folds the whole log; it leaves a snapshot (written after
     // the fold, or at the latest when it stops), which the second start loads.
-    const cold = await coldStart(dataDir, TABLES);
-    const warm = await coldStart(dataDir, TABLES);
-    report(`Cold start with ${EVENTS} events, ${TABLES} tables`, [
+    const cold = await coldStart(dataDir, target, TABLES);
+    const warm = await coldStart(dataDir, target, TABLES);
+    report(`Cold start with ${EVENTS} events, ${TABLES} tables, ${target.kind} event store`, [
       { measure: 'process start to listening', value: `${(cold.listeningMs / 1000).toFixed(1)} s` },
       { measure: 'process start to first DescribeTable answered (whole log folded)', value: `${(cold.answeredMs / 1000).toFixed(1)} s` },
       { measure: 'resident memory holding the whole catalog', value: `${cold.rssMb.toFixed(0)} MB` },
@@ -155,6 +160,7 @@ async function runSize(EVENTS: number, TABLES: number): Promise<SizeResult> {
     return { events: EVENTS, tables: TABLES, replayPerSecond: replayed.events_per_second, cold, warm };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    await target.drop();
   }
 }
 

@@ -79,7 +79,8 @@ export function startBareServer(): Promise<{ url: string; pid: number; stop: () 
  * The minimal catalog of bench/floor-catalog.ts on a warehouse of its own: the benches' floor.
  * `journaled` makes each manifest durable with its version, as this catalog does; `record-only` the version alone.
  */
-export function startFloorCatalog(manifests: 'journaled' | 'record-only' = 'journaled'): Promise<{ url: string; pid: number; stop: () => void }> {
+export function startFloorCatalog(manifests: 'journaled' | 'record-only' = 'journaled', warehouse?: string): Promise<{ url: string; pid: number; stop: () => void }> {
+  if (warehouse) return startScript('floor-catalog.js', warehouse, manifests, scratchDir('bench-floor-'));
   return startScript('floor-catalog.js', scratchDir('bench-floor-'), manifests);
 }
 

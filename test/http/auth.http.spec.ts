@@ -100,6 +100,38 @@ describe('authentication and authorization', () => {
     expect(history.body.events.some((e: { principal?: string }) => e.principal === 'writer')).toBe(true);
   });
 
+  it("confines every location a principal names to its own database: another database's tables and folders are refused alike", async () => {
+    // `sales-admin` administers `sales` only; the writer's table of `default` holds 25 rows.
+    const victim = (await as(KEYS.admin).post('/v1/table/shop$orders/describe', {})).body.location as string;
+    const root = victim.slice(0, victim.indexOf('/default/'));
+    const sales = as(KEYS.sales).withHeaders({ 'x-lance-database': 'sales' });
+    expect((await sales.post('/v1/namespace/loot/create', {})).status).toBe(200);
+    const attempts = [victim, `file://${victim}`, `${root}/default`, `${root}/default/shop`, `${root}/default/shop/new.lance`, `${root}/sales/../default/shop/orders.lance`, `${root}/nowhere/t.lance`];
+    const answers: string[] = [];
+    for (const location of attempts) {
+      const refusals = [
+        await sales.post('/v1/table/loot$stolen/register', { location }),
+        await sales.post('/v1/table/loot$stolen/declare', { location }),
+        await sales.send('POST', '/v1/table/loot$stolen/create', arrowStream(sampleTable(0, 2)), { ...ARROW_STREAM, 'x-lance-table-location': location }),
+        await sales.post('/v1/table/batch-commit', { operations: [{ declare_table: { id: ['loot', 'stolen'], location } }] }),
+      ];
+      for (const r of refusals) {
+        expect({ location, status: r.status, code: (r.body as { code: number }).code }).toEqual({ location, status: 400, code: 13 });
+        // The answer names the caller's input and its own root only: the same for a table that exists and for nothing.
+        answers.push((r.body as { error: string }).error.split(location).join('<location>'));
+        const beyondInput = r.text.split(JSON.stringify(location).slice(1, -1)).join('');
+        expect(beyondInput).not.toMatch(/orders|default|shop|writer/);
+      }
+    }
+    // One answer for every route and every location, whatever lies there.
+    expect(new Set(answers)).toEqual(new Set([`location '<location>' is not inside this database's root '${root}/sales' in the warehouse`]));
+    expect((await sales.post('/v1/table/loot$stolen/count_rows', {})).status).toBe(404);
+    expect((await sales.get('/v1/table')).body.tables).toEqual([]);
+    // Inside its own root the same principal registers freely.
+    const own = await sales.post('/v1/table/loot$mine/declare', {});
+    expect(own.body.location.startsWith(`${root}/sales/`)).toBe(true);
+  });
+
   it("honours the body's identity when no header is sent, and lets headers win over it", async () => {
     const viaBody = await anon.post('/v1/table/shop$t2/declare', { identity: { api_key: KEYS.writer } });
     expect(viaBody.status).toBe(200);

@@ -38,6 +38,7 @@ function listing(dir: string): Record<string, string> {
 describe('bad input over every route', () => {
   let server: RunningServer;
   let api: Api;
+  let otherTable: string;
   const outside = tempDataDir('outside-warehouse-');
   writeFileSync(join(outside, 'canary.txt'), 'do not touch');
   mkdirSync(join(outside, 'existing.lance/_versions'), { recursive: true });
@@ -48,6 +49,12 @@ describe('bad input over every route', () => {
     api = new Api(server.url);
     expect((await api.post('/v1/namespace/fz/create', {})).status).toBe(200);
     expect((await api.send('POST', '/v1/table/fz%24t/create', arrowStream(sampleTable(0, 50)), ARROW_STREAM)).status).toBe(200);
+    // Another database's table: no location a caller of `default` names may reach it.
+    const other = api.withHeaders({ 'x-lance-database': 'other' });
+    expect((await other.post('/v1/namespace/sec/create', {})).status).toBe(200);
+    const created = await other.send<any>('POST', '/v1/table/sec%24t/create', arrowStream(sampleTable(0, 20)), ARROW_STREAM);
+    expect(created.status).toBe(200);
+    otherTable = created.body.location;
   });
   afterAll(() => server?.stop());
 
@@ -150,7 +157,23 @@ describe('bad input over every route', () => {
       cases.push({ name: `delete predicate ${short}`, method: 'POST', path: '/v1/table/fz%24t/delete', body: JSON.stringify({ predicate: filter }), mayPass: false });
       cases.push({ name: `update where ${short}`, method: 'POST', path: '/v1/table/fz%24t/update', body: JSON.stringify({ predicate: filter, updates: [['text', "'x'"]] }), mayPass: false });
     }
-    const locations = [`${outside}/evil.lance`, `${outside}/existing.lance`, '../../outside.lance', 'file:///etc', '/etc', `${outside}/../x.lance`, 's3://bucket/t.lance'];
+    const otherRoot = otherTable.slice(0, otherTable.indexOf('/other/') + '/other'.length);
+    const locations = [
+      `${outside}/evil.lance`,
+      `${outside}/existing.lance`,
+      '../../outside.lance',
+      'file:///etc',
+      '/etc',
+      `${outside}/../x.lance`,
+      's3://bucket/t.lance',
+      // Another database's table, its folder, a path into it, and one escaping through `..`.
+      otherTable,
+      `file://${otherTable}`,
+      otherRoot,
+      `${otherRoot}/sec`,
+      `${otherRoot}/sec/new.lance`,
+      `${otherRoot.replace(/\/other$/, '/default')}/../other/sec/x.lance`,
+    ];
     for (const location of locations) {
       cases.push({ name: `register at ${location}`, method: 'POST', path: '/v1/table/fz%24reg/register', body: JSON.stringify({ location }), mayPass: false });
       cases.push({ name: `declare at ${location}`, method: 'POST', path: '/v1/table/fz%24dec/declare', body: JSON.stringify({ location }), mayPass: false });
@@ -158,7 +181,14 @@ describe('bad input over every route', () => {
       cases.push({ name: `commit a manifest from ${location}`, method: 'POST', path: '/v1/table/fz%24t/version/create', body: JSON.stringify({ version: 99, manifest_path: `${location}/_versions/1.manifest` }), mayPass: false });
     }
 
+    const bothVectors = { vector: { single_vector: [1, 2, 3, 4, 5, 6, 7, 8], multi_vector: [[1, 2, 3, 4, 5, 6, 7, 8]] }, k: 5 };
+    cases.push({ name: 'query with both vectors', method: 'POST', path: '/v1/table/fz%24t/query', body: JSON.stringify(bothVectors), mayPass: false });
+    cases.push({ name: 'analyze with both vectors', method: 'POST', path: '/v1/table/fz%24t/analyze_plan', body: JSON.stringify(bothVectors), mayPass: false });
+    cases.push({ name: 'explain with both vectors', method: 'POST', path: '/v1/table/fz%24t/explain_plan', body: JSON.stringify({ query: bothVectors }), mayPass: false });
+
     const digestBefore = (await api.get('/v1/history/digest')).body.digest;
+    const otherDigestBefore = (await api.get('/v1/history/digest', { 'x-lance-database': 'other' })).body.digest;
+    const otherFilesBefore = listing(otherTable);
     const outsideBefore = listing(outside);
     const failures: string[] = [];
     let passed = 0;
@@ -179,6 +209,8 @@ describe('bad input over every route', () => {
     expect(failures).toEqual([]);
     expect((await api.get('/v1/history/digest')).body.digest).toBe(digestBefore);
     expect(listing(outside)).toEqual(outsideBefore);
+    expect((await api.get('/v1/history/digest', { 'x-lance-database': 'other' })).body.digest).toBe(otherDigestBefore);
+    expect(listing(otherTable)).toEqual(otherFilesBefore);
     expect((await api.post('/v1/table/fz%24t/count_rows', {})).body).toBe(50);
     console.info(`fuzz: ${cases.length} cases over ${operations.length} operations; ${passed} reads answered 2xx, every other case refused with a JSON error`);
     expect(cases.length).toBeGreaterThan(1500);

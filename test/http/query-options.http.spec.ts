@@ -27,6 +27,22 @@ describe('QueryTable options', () => {
   });
   afterAll(() => server?.stop());
 
+  it('refuses a vector holding both single_vector and multi_vector, on query, analysis and explanation', async () => {
+    const vector = { single_vector: probe, multi_vector: [probe, probe] };
+    for (const [path, body] of [
+      ['/v1/table/q/query', { vector, k: 3 }],
+      ['/v1/table/q/analyze_plan', { vector, k: 3 }],
+      ['/v1/table/q/explain_plan', { query: { vector, k: 3 } }],
+    ] as const) {
+      const res = await api.post(path, body);
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 400, code: 13 });
+      expect(res.body.error).toContain('not both');
+    }
+    // Either one alone is a query.
+    expect(await rows({ vector: { single_vector: probe }, k: 3 })).toHaveLength(3);
+    expect(await rows({ vector: { multi_vector: [probe] }, k: 3 })).toHaveLength(3);
+  });
+
   it('honours the vector search tuning options', async () => {
     const exact = await rows({ vector: { single_vector: probe }, k: 5, bypass_vector_index: true, columns: { column_names: ['id'] } });
     expect(exact[0].id).toBe(77);

@@ -44,7 +44,7 @@ export class BatchCommitService {
   private async declaration(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties }): Promise<DeclareTable> {
     const tableUuid = randomUUID();
     const location = req.location
-      ? await this.warehouse.resolveClientLocation(req.location)
+      ? await this.warehouse.resolveClientLocation(req.location, ctx.database)
       : defaultTableLocation(this.warehouse.databaseRoot(ctx.database), req.id, tableUuid);
     return { id: req.id, tableUuid, location, properties: req.properties, managedVersioning: this.managedVersioning };
   }

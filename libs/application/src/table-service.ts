@@ -95,7 +95,7 @@ export class TableService {
     await this.requireClientCommits();
     const tableUuid = randomUUID();
     const location = req.location
-      ? await this.warehouse.resolveClientLocation(req.location)
+      ? await this.warehouse.resolveClientLocation(req.location, ctx.database)
       : defaultTableLocation(this.warehouse.databaseRoot(ctx.database), req.id, tableUuid);
     const managedVersioning = this.options.managedVersioning;
     return this.writer.execute(ctx, 'DeclareTable', (view) => ({
@@ -114,7 +114,7 @@ export class TableService {
     ctx: RequestContext,
     req: { id: ObjectId; location: string; mode: RegisterTableMode; properties: Properties },
   ) {
-    const location = await this.warehouse.resolveClientLocation(req.location);
+    const location = await this.warehouse.resolveClientLocation(req.location, ctx.database);
     await this.requireClientCommits();
     const versions = await listManifestsOnDisk(this.warehouse.files, location);
     const tableUuid = randomUUID();

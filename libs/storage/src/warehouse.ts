@@ -53,10 +53,23 @@ export class Warehouse {
     return p === this.root || p.startsWith(this.root + sep);
   }
 
-  /** A client-supplied location as a location inside the warehouse, symlinks resolved on local disks. */
-  async resolveClientLocation(location: string): Promise<string> {
+  /**
+   * A location a caller of `database` supplied, confined to that database's own root in the
+   * warehouse (symlinks resolved on local disks). Anything else is refused with the same answer,
+   * which names only the caller's input and its own root: nothing tells whether the location is
+   * another database's, or whether anything is there.
+   */
+  async resolveClientLocation(location: string, database: string): Promise<string> {
     if (location.includes('\u0000')) throw invalidInput('location contains a NUL byte');
-    if (this.objectStore) return this.resolveObjectLocation(location);
+    const root = this.databaseRoot(database);
+    const outside = () => invalidInput(`location '${location}' is not inside this database's root '${root}' in the warehouse`);
+    if (this.objectStore) {
+      if (!isS3Uri(location)) throw outside();
+      const normalised = normaliseUri(location);
+      if (normalised === undefined) throw invalidInput(`location '${location}' holds an empty, '.' or '..' segment or a control character`);
+      if (!normalised.startsWith(`${root}/`)) throw outside();
+      return normalised;
+    }
     let path: string;
     if (/^file:\/\//i.test(location)) {
       try {
@@ -69,25 +82,11 @@ export class Warehouse {
     } else {
       path = location;
     }
-    if (!isAbsolute(path)) throw invalidInput(`location '${location}' must be an absolute path inside the warehouse '${this.root}'`);
+    if (!isAbsolute(path)) throw invalidInput(`location '${location}' must be an absolute path inside this database's root '${root}' in the warehouse`);
     const normalised = normalize(path).replace(/\/+$/, '');
-    if (!this.contains(normalised) || normalised === this.root) {
-      throw invalidInput(`location '${location}' is outside the warehouse '${this.root}'`);
-    }
+    if (!normalised.startsWith(`${root}/`)) throw outside();
     const real = await realOfNearestExisting(normalised);
-    if (!this.contains(real)) throw invalidInput(`location '${location}' leads outside the warehouse through a symlink`);
-    return normalised;
-  }
-
-  private resolveObjectLocation(location: string): string {
-    if (!isS3Uri(location)) {
-      throw invalidInput(`location '${location}' is not inside the warehouse '${this.root}'; give an s3:// URI under it`);
-    }
-    const normalised = normaliseUri(location);
-    if (normalised === undefined) throw invalidInput(`location '${location}' holds an empty, '.' or '..' segment or a control character`);
-    if (!this.contains(normalised) || normalised === this.root) {
-      throw invalidInput(`location '${location}' is outside the warehouse '${this.root}'`);
-    }
+    if (!real.startsWith(`${root}/`)) throw invalidInput(`location '${location}' leads outside this database's root through a symlink`);
     return normalised;
   }
 

@@ -142,7 +142,11 @@ export const queryTableBody = z.object({
   version: version.nullish(),
   vector: z
     .union([
-      z.object({ single_vector: numbers.nullish(), multi_vector: z.array(numbers).nullish() }),
+      z
+        .object({ single_vector: numbers.nullish(), multi_vector: z.array(numbers).nullish() })
+        .refine((v) => v.single_vector == null || v.multi_vector == null, {
+          message: 'give one of vector.single_vector and vector.multi_vector, not both',
+        }),
       numbers.transform((v) => ({ single_vector: v, multi_vector: undefined })),
     ])
     .nullish()
