@@ -31,7 +31,7 @@ describe('the data plane on an S3 warehouse (Swift)', () => {
   beforeAll(async () => {
     swift = await startSwift();
     await swift.createBucket(BUCKET);
-    server = await startServer({ env: { ...swift.awsEnv(), WAREHOUSE: `s3://${BUCKET}/lance` } });
+    server = await startServer({ env: { ...swift.awsEnv(), WAREHOUSE: `s3://${BUCKET}/lance`, DROP_RETENTION_SECONDS: '0' } });
     api = new Api(server.url);
     expect((await api.post('/v1/namespace/shop/create', {})).status).toBe(200);
   }, 120_000);
@@ -139,8 +139,35 @@ describe('the data plane on an S3 warehouse (Swift)', () => {
     expect(existsSync(join(server.dataDir, 'warehouse'))).toBe(false);
   });
 
+  it('purges a dropped table\'s objects, keeping its history', async () => {
+    const location = (await api.post('/v1/table/shop%24again/describe', {})).body.location as string;
+    const key = location.replace('s3://warehouse/', '');
+    expect((await objects(`${key}/`)).length).toBeGreaterThan(10);
+    expect((await api.post('/v1/table/shop%24again/drop', {})).status).toBe(200);
+    await waitFor(() => objects(`${key}/`), (left) => left.length === 0, 60_000);
+    const history = await waitFor(
+      () => api.get('/v1/history/table/shop%24again'),
+      (r) => r.body.events.some((e: { type: string }) => e.type === 'TablePurged'),
+      10_000,
+    );
+    expect(history.body.events.map((e: { type: string }) => e.type).slice(-3)).toEqual(['TableDropped', 'TablePurgeScheduled', 'TablePurged']);
+  });
+
   it('refuses locations outside the warehouse bucket and prefix', async () => {
-    for (const location of ['s3://other-bucket/lance/t.lance', 's3://warehouse/elsewhere/t.lance', 's3://warehouse/lance/../x/t.lance', '/tmp/t.lance', 'gs://warehouse/lance/t.lance']) {
+    const otherDatabase = api.withHeaders({ 'x-lance-database': 'other' });
+    await otherDatabase.post('/v1/namespace/o/create', {});
+    const theirs = (await otherDatabase.send<any>('POST', '/v1/table/o%24t/create', arrowStream(sampleTable(0, 5)), ARROW_STREAM)).body.location;
+    for (const location of [
+      's3://other-bucket/lance/t.lance',
+      's3://warehouse/elsewhere/t.lance',
+      's3://warehouse/lance/../x/t.lance',
+      '/tmp/t.lance',
+      'gs://warehouse/lance/t.lance',
+      // Another database's table and folder in the same bucket.
+      theirs,
+      's3://warehouse/lance/other',
+      's3://warehouse/lance/default/../other/o/t.lance',
+    ]) {
       const res = await api.post('/v1/table/shop%24outside/declare', { location });
       expect({ location, status: res.status, code: res.body.code }).toEqual({ location, status: 400, code: 13 });
       const registered = await api.post('/v1/table/shop%24outside/register', { location });

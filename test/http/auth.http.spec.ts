@@ -1,5 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { createHash } from 'node:crypto';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
@@ -125,6 +126,12 @@ describe('authentication and authorization', () => {
     }
     // One answer for every route and every location, whatever lies there.
     expect(new Set(answers)).toEqual(new Set([`location '<location>' is not inside this database's root '${root}/sales' in the warehouse`]));
+    // A symlink inside one's own root that leads into another database's is followed and refused.
+    mkdirSync(`${root}/sales/loot`, { recursive: true });
+    symlinkSync(victim, `${root}/sales/loot/link.lance`);
+    const linked = await sales.post('/v1/table/loot$stolen/register', { location: `${root}/sales/loot/link.lance` });
+    expect({ status: linked.status, code: linked.body.code }).toEqual({ status: 400, code: 13 });
+    expect(linked.body.error).toContain('through a symlink');
     expect((await sales.post('/v1/table/loot$stolen/count_rows', {})).status).toBe(404);
     expect((await sales.get('/v1/table')).body.tables).toEqual([]);
     // Inside its own root the same principal registers freely.

@@ -5,6 +5,7 @@ import { CatalogModule, ConfigModule } from '@app/core';
 import { QUEUES, redisConnection } from '@app/jobs';
 import { IndexBuildProcessor } from './index-build.processor';
 import { QueryAnalysisProcessor } from './query-analysis.processor';
+import { TablePurgeProcessor } from './table-purge.processor';
 
 /** The worker role: BullMQ processors only. */
 @Module({})
@@ -16,9 +17,9 @@ export class WorkerModule {
         ConfigModule.forConfig(config),
         CatalogModule,
         BullModule.forRoot({ connection: redisConnection(config.redisUrl), prefix: config.queuePrefix }),
-        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }),
+        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }),
       ],
-      providers: [IndexBuildProcessor, QueryAnalysisProcessor],
+      providers: [IndexBuildProcessor, QueryAnalysisProcessor, TablePurgeProcessor],
     };
   }
 }

@@ -18,3 +18,5 @@ export * from './tag-service';
 export * from './query-analyzer.port';
 export * from './analysis-service';
 export * from './manifest-journal';
+export * from './purge-queue.port';
+export * from './purge-service';

@@ -12,12 +12,16 @@ import {
 } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
+import { queueScheduled, scheduledPurges } from './table-service';
 
 export class NamespaceService {
   constructor(
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
+    /** Schedules the purge of the files of the tables a cascading drop drops; without it they are kept. */
+    private readonly purges?: PurgeService,
   ) {}
 
   private view(ctx: RequestContext) {
@@ -48,16 +52,21 @@ export class NamespaceService {
     return {};
   }
 
-  dropNamespace(ctx: RequestContext, req: { id: ObjectId; mode: DropNamespaceMode; behavior: DropNamespaceBehavior }) {
-    return this.writer.execute(ctx, 'DropNamespace', (view) => {
+  async dropNamespace(ctx: RequestContext, req: { id: ObjectId; mode: DropNamespaceMode; behavior: DropNamespaceBehavior }) {
+    let scheduled: ReturnType<typeof scheduledPurges> = [];
+    const answer = await this.writer.execute(ctx, 'DropNamespace', (view) => {
       const properties = view.namespace(req.id)?.properties;
+      const events = decideDropNamespace(view, { ...req, purge: this.purges?.schedule() });
+      scheduled = scheduledPurges(events);
       return {
-        events: decideDropNamespace(view, req),
+        events,
         result: (transactionId) => ({
           ...(properties ? { properties } : {}),
           ...(transactionId ? { transaction_id: [transactionId] } : {}),
         }),
       };
     });
+    await queueScheduled(this.purges, ctx.database, scheduled);
+    return answer;
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   CatalogError,
+  CatalogEvent,
   ErrorCode,
   ObjectId,
   PageRequest,
@@ -26,10 +27,13 @@ import { LanceTables, listManifestsOnDisk } from '@app/lance';
 import { Warehouse } from '@app/storage';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
 
 export interface TableServiceOptions {
   managedVersioning: boolean;
+  /** Schedules the purge of a dropped table's files; without it the files are kept. */
+  purges?: PurgeService;
 }
 
 export interface DescribeTableRequest {
@@ -180,12 +184,17 @@ export class TableService {
     return { tables: result.items, page_token: result.pageToken };
   }
 
-  dropTable(ctx: RequestContext, id: ObjectId) {
-    return this.writer.execute(ctx, 'DropTable', (view) => {
-      const events = decideDropTable(view, id);
+  async dropTable(ctx: RequestContext, id: ObjectId) {
+    const purges = this.options.purges;
+    let scheduled: PendingPurgeRef[] = [];
+    const answer = await this.writer.execute(ctx, 'DropTable', (view) => {
+      const events = decideDropTable(view, id, purges?.schedule());
+      scheduled = scheduledPurges(events);
       const table = view.table(id)!;
       return { events, result: (transactionId) => removedTableAnswer(table, transactionId) };
     });
+    await queueScheduled(purges, ctx.database, scheduled);
+    return answer;
   }
 
   deregisterTable(ctx: RequestContext, id: ObjectId) {
@@ -232,6 +241,22 @@ export class TableService {
     if (table.managedVersioning) return isOnlyDeclared(table);
     return (await listManifestsOnDisk(this.warehouse.files, table.location)).length === 0;
   }
+}
+
+type PendingPurgeRef = { tableUuid: string; purgeAfterMillis: number };
+
+/** The purges a drop's events schedule. */
+export function scheduledPurges(events: CatalogEvent[]): PendingPurgeRef[] {
+  return events.flatMap((e) => (e.type === 'TablePurgeScheduled' ? [{ tableUuid: e.data.tableUuid, purgeAfterMillis: e.data.purgeAfterMillis }] : []));
+}
+
+/**
+ * Queues the purges a drop recorded. The drop is durable already: with Redis away it still
+ * succeeds, and the workers' sweep queues the purge later.
+ */
+export async function queueScheduled(purges: PurgeService | undefined, database: string, scheduled: PendingPurgeRef[]): Promise<void> {
+  if (!purges || scheduled.length === 0) return;
+  await purges.queuePurges(database, scheduled).catch(() => undefined);
 }
 
 function removedTableAnswer(table: TableState, transactionId: string | undefined) {

@@ -42,6 +42,11 @@ export type CatalogEvent =
     }
   | { type: 'TableDropped'; data: TableRef & { location: string } }
   | { type: 'TableDeregistered'; data: TableRef & { location: string } }
+  /** A dropped table's files are to be deleted once `purgeAfterMillis` (ms since the epoch) has passed. */
+  | { type: 'TablePurgeScheduled'; data: TableRef & { location: string; purgeAfterMillis: number } }
+  | { type: 'TablePurged'; data: TableRef & { location: string; files: number } }
+  /** The location was registered again before its purge (how a dropped table is brought back). */
+  | { type: 'TablePurgeCanceled'; data: TableRef & { location: string; reason: string } }
   | { type: 'TableRenamed'; data: TableRef & { newTable: ObjectId } }
   | { type: 'TableVersionCreated'; data: TableRef & VersionRecord }
   | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[] } }
@@ -88,6 +93,9 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableRegistered',
   'TableDropped',
   'TableDeregistered',
+  'TablePurgeScheduled',
+  'TablePurged',
+  'TablePurgeCanceled',
   'TableRenamed',
   'TableVersionCreated',
   'TableVersionsDeleted',

@@ -52,6 +52,18 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     case 'TableDeregistered':
       store.removeTable(event.data.table);
       return;
+    case 'TablePurgeScheduled':
+      store.putPurge({
+        table: event.data.table,
+        tableUuid: event.data.tableUuid,
+        location: event.data.location,
+        purgeAfterMillis: event.data.purgeAfterMillis,
+      });
+      return;
+    case 'TablePurged':
+    case 'TablePurgeCanceled':
+      store.removePurge(event.data.tableUuid);
+      return;
     case 'TableRenamed': {
       // A copy the store may change: a draft must not hand the base's versions to the renamed table.
       const table = store.tableForUpdate(event.data.table);

@@ -20,3 +20,4 @@ export * from './pagination';
 export * from './queries';
 export * from './location';
 export * from './index-commands';
+export * from './purge-commands';

@@ -2,6 +2,7 @@ import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, Properties } from './events';
 import { ObjectId, displayId, parentOf } from './ids';
 import { CatalogView } from './state';
+import { PurgeSchedule, droppedTableEvents } from './purge-commands';
 
 export type CreateNamespaceMode = 'Create' | 'ExistOk' | 'Overwrite';
 export const CREATE_NAMESPACE_MODES: readonly CreateNamespaceMode[] = ['Create', 'ExistOk', 'Overwrite'];
@@ -47,6 +48,8 @@ export interface DropNamespace {
   id: ObjectId;
   mode: DropNamespaceMode;
   behavior: DropNamespaceBehavior;
+  /** When the files of the tables it drops are to be purged; absent: they are kept. */
+  purge?: PurgeSchedule;
 }
 
 export function decideDropNamespace(view: CatalogView, cmd: DropNamespace): CatalogEvent[] {
@@ -64,20 +67,14 @@ export function decideDropNamespace(view: CatalogView, cmd: DropNamespace): Cata
       'Drop its contents first, or drop it with behavior Cascade.',
     );
   }
-  return dropSubtree(view, cmd.id);
+  return dropSubtree(view, cmd.id, cmd.purge);
 }
 
 /** Tables first, then namespaces deepest first, so replaying the events never sees an orphan. */
-function dropSubtree(view: CatalogView, id: ObjectId): CatalogEvent[] {
+function dropSubtree(view: CatalogView, id: ObjectId, purge?: PurgeSchedule): CatalogEvent[] {
   const events: CatalogEvent[] = [];
-  for (const name of view.childNamespaces(id).toArray()) events.push(...dropSubtree(view, [...id, name]));
-  for (const name of view.childTables(id).toArray()) {
-    const table = view.table([...id, name])!;
-    events.push({
-      type: 'TableDropped',
-      data: { table: table.id, tableUuid: table.uuid, location: table.location },
-    });
-  }
+  for (const name of view.childNamespaces(id).toArray()) events.push(...dropSubtree(view, [...id, name], purge));
+  for (const name of view.childTables(id).toArray()) events.push(...droppedTableEvents(view.table([...id, name])!, purge));
   events.push({ type: 'NamespaceDropped', data: { namespace: id } });
   return events;
 }

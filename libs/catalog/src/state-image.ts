@@ -1,6 +1,6 @@
 import { Properties } from './events';
 import { ObjectId } from './ids';
-import { IndexState, TableState } from './state';
+import { IndexState, PendingPurge, TableState } from './state';
 import { VersionExtras } from './table-versions';
 import { TransactionTableImage } from './transaction-table';
 
@@ -14,6 +14,8 @@ export interface StateImage {
   tables: TableImage[];
   versionColumn: Float64Array;
   transactions: TransactionTableImage;
+  /** Dropped tables whose files are still to be purged. */
+  purges: PendingPurge[];
 }
 
 /** A table's own fields as they are, its versions as a count of numbers in `versionColumn`. */

@@ -27,6 +27,14 @@ export interface TableState {
   indexes: Map<string, IndexState>;
 }
 
+/** A dropped table whose files are still there, to be deleted once its time has come. */
+export interface PendingPurge {
+  table: ObjectId;
+  tableUuid: string;
+  location: string;
+  purgeAfterMillis: number;
+}
+
 export interface IndexState {
   name: string;
   columns: string[];
@@ -44,6 +52,9 @@ export interface CatalogView {
   transaction(id: string): TransactionState | undefined;
   hasTransaction(id: string): boolean;
   tableAtLocation(location: string): TableState | undefined;
+  pendingPurge(tableUuid: string): PendingPurge | undefined;
+  /** The pending purge of a dropped table that lived at `location`, if any. */
+  purgeAtLocation(location: string): PendingPurge | undefined;
   childNamespaces(id: ObjectId): SortedNames;
   childTables(id: ObjectId): SortedNames;
 }
@@ -57,6 +68,8 @@ export interface CatalogStore extends CatalogView {
   tableForUpdate(id: ObjectId): TableState | undefined;
   putTransaction(tx: TransactionState): void;
   transactionForUpdate(id: string): TransactionState | undefined;
+  putPurge(purge: PendingPurge): void;
+  removePurge(tableUuid: string): void;
 }
 
 const EMPTY = new SortedNames();
@@ -70,6 +83,8 @@ export class CatalogState implements CatalogStore {
   private readonly locations = new Map<string, TableState>();
   private readonly nsChildren = new Map<string, SortedNames>();
   private readonly tableChildren = new Map<string, SortedNames>();
+  private readonly purges = new Map<string, PendingPurge>();
+  private readonly purgeLocations = new Map<string, PendingPurge>();
 
   constructor() {
     this.namespaces.set(keyOf([]), { id: [], properties: {} });
@@ -89,6 +104,15 @@ export class CatalogState implements CatalogStore {
   }
   tableAtLocation(location: string) {
     return this.locations.get(location);
+  }
+  pendingPurge(tableUuid: string) {
+    return this.purges.get(tableUuid);
+  }
+  purgeAtLocation(location: string) {
+    return this.purgeLocations.get(location);
+  }
+  allPendingPurges(): IterableIterator<PendingPurge> {
+    return this.purges.values();
   }
   childNamespaces(id: ObjectId) {
     return this.nsChildren.get(keyOf(id)) ?? EMPTY;
@@ -149,6 +173,16 @@ export class CatalogState implements CatalogStore {
   transactionForUpdate(id: string) {
     return this.transactions.forUpdate(id);
   }
+  putPurge(purge: PendingPurge) {
+    this.purges.set(purge.tableUuid, purge);
+    this.purgeLocations.set(purge.location, purge);
+  }
+  removePurge(tableUuid: string) {
+    const purge = this.purges.get(tableUuid);
+    if (!purge) return;
+    this.purges.delete(tableUuid);
+    if (this.purgeLocations.get(purge.location) === purge) this.purgeLocations.delete(purge.location);
+  }
 
   /** A copy of the whole state as data; later changes to the state do not reach it. */
   toImage(): StateImage {
@@ -187,6 +221,7 @@ export class CatalogState implements CatalogStore {
       tables,
       versionColumn,
       transactions: this.transactions.toImage(),
+      purges: [...this.purges.values()].map((p) => ({ ...p })),
     };
   }
 
@@ -206,6 +241,7 @@ export class CatalogState implements CatalogStore {
     }
     if (at !== image.versionColumn.length) throw new Error('the version column does not match the tables');
     state.transactions = TransactionTable.fromImage(image.transactions);
+    for (const purge of image.purges) state.putPurge(purge);
     return state;
   }
 }
@@ -231,6 +267,7 @@ export class DraftCatalog implements CatalogStore {
   private readonly namespaces = new Map<string, NamespaceState | null>();
   private readonly tables = new Map<string, TableState | null>();
   private readonly transactions = new Map<string, TransactionState>();
+  private readonly purges = new Map<string, PendingPurge | null>();
 
   constructor(private readonly base: CatalogView) {}
 
@@ -255,6 +292,20 @@ export class DraftCatalog implements CatalogStore {
     for (const t of this.tables.values()) if (t && t.location === location) return t;
     const t = this.base.tableAtLocation(location);
     return t && this.table(t.id) === t ? t : undefined;
+  }
+  pendingPurge(tableUuid: string) {
+    return this.purges.has(tableUuid) ? (this.purges.get(tableUuid) ?? undefined) : this.base.pendingPurge(tableUuid);
+  }
+  purgeAtLocation(location: string) {
+    for (const p of this.purges.values()) if (p && p.location === location) return p;
+    const p = this.base.purgeAtLocation(location);
+    return p && this.pendingPurge(p.tableUuid) === p ? p : undefined;
+  }
+  putPurge(purge: PendingPurge) {
+    this.purges.set(purge.tableUuid, purge);
+  }
+  removePurge(tableUuid: string) {
+    this.purges.set(tableUuid, null);
   }
   childNamespaces(id: ObjectId) {
     return withOverlay(this.base.childNamespaces(id), id, this.namespaces);

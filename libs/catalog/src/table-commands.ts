@@ -2,6 +2,7 @@ import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, Properties, VersionRecord } from './events';
 import { ObjectId, displayId, parentOf, requireTableId, sameId } from './ids';
 import { requireNamespace } from './namespace-commands';
+import { PurgeSchedule, droppedTableEvents } from './purge-commands';
 import { CatalogView, TableState } from './state';
 
 export function requireTable(view: CatalogView, id: ObjectId): TableState {
@@ -26,6 +27,7 @@ function refuseLocationInUse(view: CatalogView, location: string, except?: Objec
   }
 }
 
+
 export interface DeclareTable {
   id: ObjectId;
   tableUuid: string;
@@ -39,6 +41,13 @@ export function decideDeclareTable(view: CatalogView, cmd: DeclareTable): Catalo
   requireNamespace(view, parentOf(cmd.id));
   refuseExisting(view, cmd.id);
   refuseLocationInUse(view, cmd.location);
+  // A new table there would be deleted with the dropped one's files.
+  if (view.purgeAtLocation(cmd.location)) {
+    throw invalidInput(
+      `location '${cmd.location}' belongs to a dropped table whose files are still to be purged`,
+      'Register the location to bring that table back, or declare the table elsewhere.',
+    );
+  }
   return [
     {
       type: 'TableDeclared',
@@ -81,6 +90,14 @@ export function decideRegisterTable(view: CatalogView, cmd: RegisterTable): Cata
     refuseExisting(view, cmd.id);
   }
   refuseLocationInUse(view, cmd.location, existing ? cmd.id : undefined);
+  // Registering a dropped table's location before its purge brings the table back: the purge goes.
+  const purge = view.purgeAtLocation(cmd.location);
+  if (purge) {
+    events.push({
+      type: 'TablePurgeCanceled',
+      data: { table: purge.table, tableUuid: purge.tableUuid, location: purge.location, reason: `registered again as '${displayId(cmd.id)}'` },
+    });
+  }
   events.push({
     type: 'TableRegistered',
     data: {
@@ -95,10 +112,10 @@ export function decideRegisterTable(view: CatalogView, cmd: RegisterTable): Cata
   return events;
 }
 
-export function decideDropTable(view: CatalogView, id: ObjectId): CatalogEvent[] {
-  const table = requireTable(view, id);
-  return [{ type: 'TableDropped', data: { table: table.id, tableUuid: table.uuid, location: table.location } }];
+export function decideDropTable(view: CatalogView, id: ObjectId, purge?: PurgeSchedule): CatalogEvent[] {
+  return droppedTableEvents(requireTable(view, id), purge);
 }
+
 
 export function decideDeregisterTable(view: CatalogView, id: ObjectId): CatalogEvent[] {
   const table = requireTable(view, id);

@@ -86,6 +86,7 @@ const schema = z.object({
   SNAPSHOT_EVERY: int('SNAPSHOT_EVERY', 100_000, 0, 1_000_000_000),
   SNAPSHOT_DIR: z.string().min(1).optional(),
   STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
+  DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
 });
 
 export interface AppConfig {
@@ -136,6 +137,8 @@ export interface AppConfig {
    * when its commit checks again that no racing copy replaced its final manifest.
    */
   stagingManifestGraceMs: number;
+  /** How long a dropped table's files are kept before a worker purges them (0: at once). */
+  dropRetentionSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -192,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     snapshotEvery: c.SNAPSHOT_EVERY,
     snapshotDir: resolve(c.SNAPSHOT_DIR ?? `${dataDir}/snapshots`),
     stagingManifestGraceMs: c.STAGING_MANIFEST_GRACE_MS,
+    dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
   };
 }
 

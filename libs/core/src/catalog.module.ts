@@ -11,6 +11,7 @@ import {
   IndexService,
   ManifestJournal,
   NamespaceService,
+  PurgeService,
   TableService,
   TagService,
   TransactionService,
@@ -22,6 +23,7 @@ import { LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreMani
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { Warehouse } from '@app/storage';
 import { BullIndexQueue } from './bull-index-queue';
+import { BullPurgeQueue } from './bull-purge-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
 import { withTimeout } from './with-timeout';
@@ -75,16 +77,23 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
           storageOptions: w.serverStorageOptions,
         }),
     },
+    { provide: BullPurgeQueue, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new BullPurgeQueue(c.redisUrl, c.queuePrefix) },
+    {
+      provide: PurgeService,
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, EVENT_STORE, BullPurgeQueue, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, s: EventStore, q: BullPurgeQueue, c: AppConfig) =>
+        new PurgeService(w, p, wh, s, q, c.dropRetentionSeconds * 1000),
+    },
     {
       provide: NamespaceService,
-      inject: [CatalogWriter, ProjectionRegistry],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new NamespaceService(w, p),
+      inject: [CatalogWriter, ProjectionRegistry, PurgeService],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, ps: PurgeService) => new NamespaceService(w, p, ps),
     },
     {
       provide: TableService,
-      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig) =>
-        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning }),
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG, PurgeService],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig, ps: PurgeService) =>
+        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning, purges: ps }),
     },
     {
       provide: ManifestJournal,
@@ -175,6 +184,8 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
     CreateTableService,
     IndexService,
     BullIndexQueue,
+    BullPurgeQueue,
+    PurgeService,
     BullQueryAnalyzer,
     DataMutationService,
     TagService,
@@ -188,6 +199,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     private readonly lance: LanceTables,
     private readonly indexQueue: BullIndexQueue,
     private readonly analyzer: BullQueryAnalyzer,
+    private readonly purgeQueue: BullPurgeQueue,
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
   ) {}
 
@@ -208,6 +220,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     // With Redis away, closing a queue would wait for a reconnect that may never come.
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
+    await withTimeout(this.purgeQueue.close(), 2000).catch(() => undefined);
     await this.lance.close();
     // Before the store closes: a snapshot records the id of the last event it covers.
     await this.projections.close();

@@ -8,3 +8,4 @@ export * from './metrics';
 export * from './metered-event-store';
 export * from './with-timeout';
 export * from './access-log';
+export * from './bull-purge-queue';

@@ -4,6 +4,7 @@ import type { ConnectionOptions } from 'bullmq';
 export const QUEUES = {
   indexBuilds: 'index-builds',
   queryAnalysis: 'query-analysis',
+  tablePurges: 'table-purges',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -14,6 +15,12 @@ export interface IndexBuildJob {
   transactionId: string;
   table: string[];
   indexName: string;
+}
+
+/** Deletes a dropped table's files once its retention has passed: the rest is in the catalog's pending purge. */
+export interface TablePurgeJob {
+  database: string;
+  tableUuid: string;
 }
 
 /** AnalyzeTableQueryPlan runs the query on a worker; the API waits for the answer. */

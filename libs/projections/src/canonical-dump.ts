@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CatalogState, NamespaceState, TableState, keyOf } from '@app/catalog';
+import { CatalogState, NamespaceState, PendingPurge, TableState, keyOf } from '@app/catalog';
 
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
@@ -22,7 +22,12 @@ export function canonicalDump(state: CatalogState) {
     namespaces: [...state.allNamespaces()].sort(byKey((n) => keyOf(n.id))).map(namespaceJson),
     tables: [...state.allTables()].sort(byKey((t) => keyOf(t.id))).map(tableJson),
     transactions: transactionIdsInOrder(state).map((id) => state.transaction(id)!),
+    purges: purgesInOrder(state),
   };
+}
+
+function purgesInOrder(state: CatalogState): PendingPurge[] {
+  return [...state.allPendingPurges()].sort(byKey((p) => p.tableUuid));
 }
 
 /** How much of the digest is worked out between two turns of the event loop (each about 10 to 20 ms). */
@@ -87,7 +92,7 @@ export function* digestSteps(state: CatalogState): Generator<void, string, void>
     write((written ? ',' : '') + JSON.stringify(state.transaction(id)));
     if (++written % TRANSACTIONS_PER_STEP === 0) yield;
   }
-  write(']}');
+  write(`],"purges":${JSON.stringify(purgesInOrder(state))}}`);
   return hash.update(buffered).digest('hex');
 }
 

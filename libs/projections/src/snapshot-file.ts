@@ -9,7 +9,7 @@ const MAGIC = 'lance-catalog-snapshot';
  * Raise it whenever the image or what `evolve` makes of an event changes: a snapshot of another
  * version is ignored, and the state is folded from the log instead.
  */
-export const SNAPSHOT_VERSION = 1;
+export const SNAPSHOT_VERSION = 2;
 
 /** What a snapshot says about itself, on its first line. */
 export interface SnapshotHeader {
@@ -46,10 +46,14 @@ export async function writeSnapshotFile(
   image: StateImage,
 ): Promise<SnapshotWriteStats> {
   const steps = stepTimer();
-  const { versionColumn, tables, namespaces, revision } = image;
+  const { versionColumn, tables, namespaces, revision, purges } = image;
   const { uuidWords, codes, startedAt, ...transactionRest } = image.transactions;
   // The JSON section in pieces: one string of every table would be one long, blocking encode.
-  const json = [Buffer.from(`{"revision":${revision},"namespaces":${JSON.stringify(namespaces)},"transactions":${JSON.stringify(transactionRest)},"tables":[`)];
+  const json = [
+    Buffer.from(
+      `{"revision":${revision},"namespaces":${JSON.stringify(namespaces)},"transactions":${JSON.stringify(transactionRest)},"purges":${JSON.stringify(purges)},"tables":[`,
+    ),
+  ];
   for (let i = 0; i < tables.length; i += SLICE_TABLES) {
     json.push(Buffer.from((i ? ',' : '') + tables.slice(i, i + SLICE_TABLES).map((t) => JSON.stringify(t)).join(',')));
     await steps.pause();
@@ -141,6 +145,7 @@ export async function readSnapshotFile(file: string, database: string): Promise<
       revision: json.revision,
       namespaces: json.namespaces,
       tables: json.tables,
+      purges: json.purges,
       versionColumn: new Float64Array(alignedCopy(sections[1])),
       transactions: {
         ...json.transactions,
