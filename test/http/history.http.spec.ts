@@ -39,16 +39,17 @@ describe('audit history and request context', () => {
       'TableRenamed',
       'TableRenamed',
       'TableDropped',
+      'TablePurgeScheduled',
       'TableDeclared',
     ]);
     const revisions = history.body.events.map((e: { revision: number }) => e.revision);
     expect([...revisions].sort((x, y) => x - y)).toEqual(revisions);
-    expect(history.body.events[4].context).toEqual({ why: 'again' });
+    expect(history.body.events[5].context).toEqual({ why: 'again' });
 
     const paged = await api.get('/v1/history/table/audit%24t?limit=2');
     expect(paged.body.events).toHaveLength(2);
     const rest = await api.get(`/v1/history/table/audit%24t?page_token=${paged.body.page_token}`);
-    expect(rest.body.events).toHaveLength(3);
+    expect(rest.body.events).toHaveLength(4);
     expect(rest.body.page_token).toBeNull();
 
     const missing = await api.get('/v1/history/table/audit%24never');
@@ -65,7 +66,9 @@ describe('audit history and request context', () => {
     const history = await api.get(`/v1/history/transaction/${id}`);
     expect(history.body.events.map((e: { type: string }) => e.type)).toEqual([
       'TableDropped',
+      'TablePurgeScheduled',
       'TableDropped',
+      'TablePurgeScheduled',
       'NamespaceDropped',
       'TransactionAltered',
     ]);

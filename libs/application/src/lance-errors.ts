@@ -8,6 +8,9 @@ import { CatalogError, ErrorCode } from '@app/catalog';
 export function lanceInputError(e: unknown, what: string, writing = false): unknown {
   if (e instanceof CatalogError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  if (storageUnreachable(message) && catalogCall(message)) {
+    return new CatalogError(ErrorCode.ServiceUnavailable, `${what}: the catalog API is unreachable (a worker reaches it at CATALOG_URL); retry later`, firstLine(message));
+  }
   if (storageUnreachable(message)) {
     return new CatalogError(ErrorCode.ServiceUnavailable, `${what}: the warehouse's object store is unavailable; retry later`, firstLine(message));
   }
@@ -27,6 +30,11 @@ export function storageUnreachable(message: string): boolean {
     /(error sending request|connection refused|tcp connect error|dns error|connection reset|operation timed out|client error \(Connect\))/i.test(message) ||
     /non-2xx status code: 5(0[02-9]|[1-9]\d)/i.test(message)
   );
+}
+
+/** The failed call went to the catalog's own REST API (managed tables are opened through it), not to the store. */
+function catalogCall(message: string): boolean {
+  return /\/v1\/(table|namespace|transaction)\//.test(message);
 }
 
 function firstLine(message: string): string {

@@ -119,7 +119,7 @@ export class VersionService {
       for (const [manifest, event] of [...finalised].reverse()) {
         const table = view?.table(event.data.table);
         const recorded = view ? table?.uuid === event.data.tableUuid && table.versions.has(event.data.version) : true;
-        await this.finaliser.discard(manifest, recorded);
+        await this.finaliser.discard(manifest, recorded, recorded ? table?.versions.get(event.data.version)?.manifestSize : undefined);
       }
     };
     const files: Prepared['files'] = [];

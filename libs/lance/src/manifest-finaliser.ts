@@ -30,9 +30,10 @@ export interface ManifestFinaliser {
   release(manifest: FinalisedManifest): void;
   /**
    * Runs when the version was not recorded by this commit; `recordedByAnother` says whether the
-   * catalog holds that version from another commit now (whose final manifest must then stay).
+   * catalog holds that version from another commit now (whose final manifest must then stay), and
+   * `recordedSize` the size of that commit's manifest where known.
    */
-  discard(manifest: FinalisedManifest, recordedByAnother: boolean): Promise<void>;
+  discard(manifest: FinalisedManifest, recordedByAnother: boolean, recordedSize?: number): Promise<void>;
 }
 
 /**

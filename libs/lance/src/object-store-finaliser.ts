@@ -13,10 +13,12 @@ import { FinalisedManifest, ManifestFinaliser } from './manifest-finaliser';
  * - the winner checks, once its version is recorded and again after `graceMs`, that the final
  *   object is the one it copied, and copies its staging manifest again if a loser overwrote it;
  *   only then is its staging manifest removed;
- * - a loser never removes a final object of a version the catalog holds.
+ * - a loser never removes a final object of a version the catalog holds, and when the final
+ *   object is still its own copy it puts the winner's staging manifest (kept for `graceMs`) back,
+ *   so the winner's manifest returns even when the winner's process is gone.
  *
- * What is left: a loser whose copy lands more than `graceMs` after the winner's, with the winner's
- * process gone meanwhile (docs/architecture.md).
+ * What is left: a loser killed between its copy and that repair while the winner's process is gone
+ * too, or a loser whose copy lands more than `graceMs` after the winner's (docs/architecture.md).
  */
 export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
   constructor(
@@ -53,8 +55,9 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     later.unref();
   }
 
-  async discard(manifest: FinalisedManifest, recordedByAnother: boolean): Promise<void> {
-    if (!manifest.created || recordedByAnother) return;
+  async discard(manifest: FinalisedManifest, recordedByAnother: boolean, recordedSize?: number): Promise<void> {
+    if (!manifest.created) return;
+    if (recordedByAnother) return this.restoreWinner(manifest, recordedSize).catch((e) => this.onError(`restoring ${manifest.path}: ${String(e)}`));
     const info = await this.warehouse.files.head(manifest.path).catch(() => undefined);
     if (info && info.eTag === manifest.eTag) await this.warehouse.files.remove(manifest.path).catch(() => undefined);
   }
@@ -66,6 +69,29 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     const again = await this.warehouse.files.copy(manifest.staging, manifest.path);
     this.onError(`the final manifest ${manifest.path} had been replaced by a racing commit; copied this commit's manifest back`);
     manifest.eTag = again.eTag;
+  }
+
+  /**
+   * This losing commit's copy may have replaced the recorded commit's final manifest. Where the final
+   * object is still this copy, the winner's staging manifest (the one other staging name of this
+   * version, of the recorded size) is copied back over it.
+   */
+  private async restoreWinner(manifest: FinalisedManifest, recordedSize?: number): Promise<void> {
+    const files = this.warehouse.files;
+    const info = await files.head(manifest.path).catch(() => undefined);
+    if (!info || info.eTag !== manifest.eTag) return;
+    const slash = manifest.path.lastIndexOf('/');
+    const [directory, finalName] = [manifest.path.slice(0, slash), manifest.path.slice(slash + 1)];
+    const own = manifest.staging.slice(slash + 1);
+    const winners = (await files.list(directory)).filter(
+      (f) => f.name.startsWith(`${finalName}-`) && f.name !== own && (recordedSize === undefined || f.size === recordedSize),
+    );
+    if (winners.length !== 1) {
+      this.onError(`a racing commit replaced the final manifest ${manifest.path} and ${winners.length} candidate staging manifests of the recorded one were found; the recorded commit's own check restores it`);
+      return;
+    }
+    await files.copy(`${directory}/${winners[0].name}`, manifest.path);
+    this.onError(`this commit lost the race for ${manifest.path} after copying; the recorded commit's manifest was copied back`);
   }
 
   /** Only a name of Lance's staging form (the final name plus `-<uuid>`) is removed. */
