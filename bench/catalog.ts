@@ -1,8 +1,6 @@
-import autocannon from 'autocannon';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { benchEventStore } from './event-stores';
-import { BenchServer, cpuOf, post, report, stagingManifestName, startBareServer, startServer, timed } from './support';
+import { Load, Route, Run, commitAll, pooled, run as runOn, stagedTables } from './load';
+import { BenchServer, post, report, startBareServer, startServer, timed } from './support';
 
 /**
  * Catalog benchmarks, each beside its baseline measured in the same run:
@@ -22,62 +20,12 @@ const GROWTH = process.env.BENCH_GROWTH === '1';
 const READ_SCALES = GROWTH ? [0.01, 0.1, 1] : [1];
 const COMMIT_SCALES = GROWTH ? [1, 10, 100] : [1];
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** CPU the serving process spent per answered request (user + system), in µs. */
-  cpuUs: number;
-}
+const run = (url: string, pid: number, title: string, request: Route, seconds: number): Promise<Run> => runOn(url, [pid], CONNECTIONS, title, request, seconds);
 
-interface Route {
-  method: 'GET' | 'POST';
-  path: (i: number) => string;
-}
 const HEALTH: Route = { method: 'GET', path: () => '/healthz' };
 const WARM_UP_SECONDS = 2;
 /** Each row's SECONDS are split into this many turns, the rows taking turns. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-
-/** One autocannon run: what it answered, in how long, and the serving process's CPU meanwhile. */
-interface Run {
-  requests: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  cpuUs: number;
-}
-
-async function run(url: string, pid: number, title: string, request: Route, seconds: number): Promise<Run> {
-  let i = 0;
-  const cpuBefore = cpuOf(pid);
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        method: request.method,
-        headers: { 'content-type': 'application/json' },
-        body: request.method === 'POST' ? '{}' : undefined,
-        setupRequest: (req) => ({ ...req, path: request.path(i++) }),
-      },
-    ],
-  });
-  if (result.non2xx || result.errors) throw new Error(`${title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { requests: result.requests.total, seconds: result.duration, p50: result.latency.p50, p99: result.latency.p99, cpuUs: cpuOf(pid) - cpuBefore };
-}
-
-/** Runs pooled: every request of every round over their whole time; the worst round's latencies. */
-function pooled(runs: Run[]): Load {
-  const requests = runs.reduce((n, r) => n + r.requests, 0);
-  return {
-    rps: requests / runs.reduce((t, r) => t + r.seconds, 0),
-    p50: Math.max(...runs.map((r) => r.p50)),
-    p99: Math.max(...runs.map((r) => r.p99)),
-    cpuUs: runs.reduce((c, r) => c + r.cpuUs, 0) / requests,
-  };
-}
 
 async function declareTables(server: BenchServer, from: number, to: number): Promise<void> {
   for (let start = from; start < to; start += 500) {
@@ -182,50 +130,6 @@ async function directAppends(locations: string[], perTable: number): Promise<num
   return ms;
 }
 
-/** Declares 100 tables in namespace `ns` and stages `perTable` manifests in each; returns their locations. */
-async function stagedTables(server: BenchServer, ns: string, perTable: number): Promise<string[]> {
-  await post(`${server.url}/v1/namespace/${ns}/create`, {});
-  const locations: string[] = [];
-  for (let t = 0; t < 100; t++) locations.push((await post(`${server.url}/v1/table/${ns}%24t${t}/declare`, {})).location);
-  for (const [t, location] of locations.entries()) {
-    mkdirSync(join(location, '_versions'), { recursive: true });
-    for (let v = 1; v <= perTable; v++) writeFileSync(join(location, '_versions', stagingManifestName(v)), `table ${t} version ${v} `.padEnd(600, '.'));
-  }
-  return locations;
-}
-
-/** CONNECTIONS autocannon connections commit every staged version once: request i commits version floor(i / 100) + 1 of table i % 100. */
-async function commitAll(server: BenchServer, ns: string, locations: string[], perTable: number) {
-  let next = 0;
-  // autocannon notices that `amount` is reached only on its once-a-second tick, so the time is
-  // taken at the last answer rather than when autocannon returns.
-  let last = 0n;
-  const started = process.hrtime.bigint();
-  const result = await autocannon({
-    url: server.url,
-    connections: CONNECTIONS,
-    amount: perTable * 100,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => {
-          const i = next++;
-          const t = i % 100;
-          const v = Math.floor(i / 100) + 1;
-          return { ...req, path: `/v1/table/${ns}%24t${t}/version/create`, body: JSON.stringify({ version: v, manifest_path: `${locations[t].slice(1)}/_versions/${stagingManifestName(v)}` }) };
-        },
-        onResponse: () => {
-          last = process.hrtime.bigint();
-        },
-      },
-    ],
-  });
-  const ms = Number(last - started) / 1e6;
-  if (result.non2xx || result.errors) throw new Error(`commits: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { ms, committed: result.requests.total, p99: result.latency.p99 };
-}
-
 async function commits(): Promise<void> {
   const growth: Array<Record<string, string | number>> = [];
   for (const scale of COMMIT_SCALES) {
@@ -235,11 +139,11 @@ async function commits(): Promise<void> {
     const server = await startServer(eventStore.env);
     try {
       // Untimed: 1,000 commits on other tables first, so the timed run does not measure warming up.
-      const warm = await stagedTables(server, 'warm', 10);
-      await commitAll(server, 'warm', warm, 10);
+      const warm = await stagedTables(server.url, 'warm', 10);
+      await commitAll(server.url, CONNECTIONS, 'warm', warm, 10);
       // Staging manifests are written before the clock starts: only the commit is measured.
-      const locations = await stagedTables(server, 'c', perTable);
-      const { ms: apiMs, committed, p99 } = await commitAll(server, 'c', locations, perTable);
+      const locations = await stagedTables(server.url, 'c', perTable);
+      const { ms: apiMs, committed, p99 } = await commitAll(server.url, CONNECTIONS, 'c', locations, perTable);
       const directMs = await directAppends(locations, perTable);
       const directRate = (perTable * 100) / (directMs / 1000);
       const apiRate = committed / (apiMs / 1000);

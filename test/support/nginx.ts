@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { tempDataDir } from './server';
@@ -11,6 +11,8 @@ export interface RunningBalancer {
 }
 
 const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
+/** deploy/nginx.conf, from test/support or, compiled for the benches, from dist/test/support. */
+const TEMPLATE = [join(__dirname, '../../deploy/nginx.conf'), join(__dirname, '../../../deploy/nginx.conf')].find((p) => existsSync(p))!;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -36,7 +38,7 @@ export async function startNginx(upstreams: string[]): Promise<RunningBalancer> 
   // nginx's workers drop to `nobody`: let them use the temp folders.
   for (const sub of ['', 'body', 'proxy']) chmodSync(join(dir, sub), 0o777);
   const port = await freePort();
-  const template = readFileSync(join(__dirname, '../../deploy/nginx.conf'), 'utf8');
+  const template = readFileSync(TEMPLATE, 'utf8');
   const servers = upstreams.map((u) => `    server ${new URL(u).host} max_fails=0;`).join('\n');
   const conf = template
     .replace(/^( *)server api:2333[^\n]*$/m, servers)
