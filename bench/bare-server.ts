@@ -19,13 +19,15 @@ async function main(): Promise<void> {
   app.addContentTypeParser('application/vnd.apache.arrow.stream', { parseAs: 'buffer', bodyLimit: 2 ** 30 }, (_req, b, done) => done(null, b));
   app.post('/arrow', async (req) => ({ num_rows: arrow.tableFromIPC(req.body as Buffer).numRows }));
   const opened = new Map<string, Promise<lancedb.Table>>();
-  const open = (root: string, name: string) => {
-    const key = `${root}\u0000${name}`;
+  // `phase` names what a table is opened for: a handle kept from before an index was built
+  // would search without it.
+  const open = (root: string, name: string, phase = '') => {
+    const key = `${root}\u0000${name}\u0000${phase}`;
     if (!opened.has(key)) opened.set(key, lancedb.connect(root).then((db) => db.openTable(name)));
     return opened.get(key)!;
   };
-  app.post<{ Body: { root: string; table: string; vector: number[]; k: number } }>('/query', async (req, reply) => {
-    const table = await open(req.body.root, req.body.table);
+  app.post<{ Body: { root: string; table: string; vector: number[]; k: number; phase?: string } }>('/query', async (req, reply) => {
+    const table = await open(req.body.root, req.body.table, req.body.phase);
     const file = await queryIpcFile(table.query().nearestTo(req.body.vector).limit(req.body.k));
     return reply.header('content-type', 'application/vnd.apache.arrow.file').send(Buffer.from(file.buffer, file.byteOffset, file.byteLength));
   });

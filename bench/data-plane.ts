@@ -133,7 +133,7 @@ async function compareQueries(sides: Sides, table: lancedb.Table, name: string, 
   const { server, bare, directRoot } = sides;
   const time = { api: 0, lance: 0, minimal: 0 };
   const viaApi = async (q: number[]) => arrow.tableFromIPC(await postForBytes(`${server.url}/v1/table/${name}/query`, { vector: { single_vector: q }, k: 10 }));
-  const viaMinimal = async (q: number[]) => arrow.tableFromIPC(await postForBytes(`${bare}/query`, { root: directRoot, table: name, vector: q, k: 10 }));
+  const viaMinimal = async (q: number[]) => arrow.tableFromIPC(await postForBytes(`${bare}/query`, { root: directRoot, table: name, vector: q, k: 10, phase: what }));
   const viaLance = async (q: number[]) => (await table.search(q).limit(10).toArrow()) as unknown as arrow.Table;
   for (const q of queryVectors(WARM_UP)) {
     await viaApi(q);
