@@ -6,6 +6,7 @@ import { ConfigModule } from '@app/core';
 import { DataController } from './controllers/data.controller';
 import { EnterpriseController } from './controllers/enterprise.controller';
 import { HealthController } from './controllers/health.controller';
+import { BackfillController } from './controllers/backfill.controller';
 import { IndexController } from './controllers/index.controller';
 import { MetricsController } from './controllers/metrics.controller';
 import { MutationController } from './controllers/mutation.controller';
@@ -30,6 +31,7 @@ export const API_CONTROLLERS = [
   VersionController,
   DataController,
   IndexController,
+  BackfillController,
   MutationController,
   TagController,
   EnterpriseController,

@@ -1,26 +1,16 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, jobLockMsFromEnv } from '@app/config';
+import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
 import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
 import { DataService, IndexService, RequestContext } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
+import { FINAL_STATUSES, exhausted, lockOptions, timedJob, workerContext } from './transaction-jobs';
 
-const FINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
 /** How often a running HNSW build looks for its transaction being canceled. */
 const CANCEL_CHECK_MS = 1000;
-
-/**
- * A worker that dies holds its job until the lock expires; then the stalled-job check hands the job
- * to another worker, and a job that stalls again is failed (so its transaction ends Failed).
- * Decorators are evaluated at load time, so the setting is read from the environment here.
- */
-function lockOptions() {
-  const jobLockMs = jobLockMsFromEnv();
-  return { lockDuration: jobLockMs, stalledInterval: jobLockMs, maxStalledCount: 2 };
-}
 
 /**
  * Builds one index per job. The transaction is the source of truth: a canceled or finished
@@ -44,16 +34,8 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     this.worker.concurrency = this.config.workerConcurrency;
   }
 
-  async process(job: Job<IndexBuildJob>): Promise<string> {
-    const stop = this.metrics.jobSeconds.startTimer({ type: 'index-build' });
-    try {
-      const outcome = await this.build(job);
-      stop({ outcome: outcome.split(':')[0] });
-      return outcome;
-    } catch (e) {
-      stop({ outcome: 'failed' });
-      throw e;
-    }
+  process(job: Job<IndexBuildJob>): Promise<string> {
+    return timedJob(this.metrics, 'index-build', () => this.build(job));
   }
 
   private async build(job: Job<IndexBuildJob>): Promise<string> {
@@ -61,7 +43,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     const build = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId).catch((e) => {
       throw new UnrecoverableError(`the index request is gone: ${(e as Error).message}`);
     });
-    if (FINAL.has(build.status)) return `skipped: transaction is ${build.status}`;
+    if (FINAL_STATUSES.has(build.status)) return `skipped: transaction is ${build.status}`;
     await this.indexes.setStatus(ctx, job.data.transactionId, 'Running', {
       started_at: new Date().toISOString(),
       attempt: String(job.attemptsMade + 1),
@@ -126,9 +108,8 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
   @OnWorkerEvent('failed')
   async onFailed(job: Job<IndexBuildJob> | undefined, error: Error): Promise<void> {
     if (!job) return;
-    const exhausted = error instanceof UnrecoverableError || error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     this.logger.warn(`index build ${job.data.transactionId} attempt ${job.attemptsMade} failed: ${error.message}`);
-    if (!exhausted) return;
+    if (!exhausted(job, error)) return;
     const ctx = contextOf(job.data);
     await this.indexes
       .setStatus(ctx, job.data.transactionId, 'Failed', { reason: error.message.slice(0, 1000), finished_at: new Date().toISOString() })
@@ -137,5 +118,5 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
 }
 
 function contextOf(job: IndexBuildJob): RequestContext {
-  return { database: job.database, context: { origin: 'worker' }, delimiter: '$' };
+  return workerContext(job.database);
 }

@@ -3,6 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CatalogModule, ConfigModule } from '@app/core';
 import { QUEUES, redisConnection } from '@app/jobs';
+import { ColumnBackfillProcessor } from './column-backfill.processor';
 import { IndexBuildProcessor } from './index-build.processor';
 import { QueryAnalysisProcessor } from './query-analysis.processor';
 import { TablePurgeProcessor } from './table-purge.processor';
@@ -17,9 +18,9 @@ export class WorkerModule {
         ConfigModule.forConfig(config),
         CatalogModule,
         BullModule.forRoot({ connection: redisConnection(config.redisUrl), prefix: config.queuePrefix }),
-        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }),
+        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }, { name: QUEUES.columnBackfills }),
       ],
-      providers: [IndexBuildProcessor, QueryAnalysisProcessor, TablePurgeProcessor],
+      providers: [IndexBuildProcessor, ColumnBackfillProcessor, QueryAnalysisProcessor, TablePurgeProcessor],
     };
   }
 }

@@ -94,6 +94,12 @@ export class DataMutationService {
     return { transaction_id: r.transaction_id, version: r.version };
   }
 
+  /** Computed columns are declared empty, their expression kept as the field's binding; AlterTableBackfillColumns fills them. */
+  async addComputedColumns(ctx: RequestContext, id: ObjectId, columns: Array<{ name: string; expression: string }>) {
+    const r = await this.mutate(ctx, id, 'AddColumns', (t) => t.addColumns({ computed: columns.map((c) => ({ name: c.name, valueSql: c.expression })) }));
+    return { transaction_id: r.transaction_id, version: r.version };
+  }
+
   async alterColumns(ctx: RequestContext, id: ObjectId, alterations: Array<{ path: string; rename?: string; nullable?: boolean; dataType?: string }>) {
     if (!alterations.length) throw invalidInput('alterations must hold at least one change');
     const r = await this.mutate(ctx, id, 'AlterColumns', (t) => t.alterColumns(alterations), undefined, alterations.map((a) => a.path));

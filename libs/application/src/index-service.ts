@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  AlterTransactionAction,
   CatalogError,
   ErrorCode,
   IndexType,
@@ -8,7 +7,6 @@ import {
   PageRequest,
   Properties,
   TransactionStatus,
-  decideAlterTransaction,
   decideDropTableIndex,
   decideRequestTableIndex,
   indexStatusOf,
@@ -20,9 +18,10 @@ import { IndexParams, checkIndexColumn, checkIndexParams, readHnswMeta, removeHn
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataService } from './data-service';
-import { IndexQueue } from './index-queue.port';
+import { IndexQueue } from './transaction-job-queue.port';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
+import { recordTransactionStatus } from './transaction-status';
 
 interface IndexListing {
   index_name: string;
@@ -173,15 +172,8 @@ export class IndexService {
     return { table, index, status: view.transaction(transactionId)!.status };
   }
 
-  async setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Properties = {}) {
-    const actions: AlterTransactionAction[] = [
-      { kind: 'setStatus', status },
-      ...Object.entries(properties).map(([key, value]) => ({ kind: 'setProperty' as const, key, value, mode: 'Overwrite' as const })),
-    ];
-    await this.writer.execute(ctx, 'AlterTransaction', (view) => ({
-      events: decideAlterTransaction(view, transactionId, actions),
-      result: () => undefined,
-    }));
+  setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Properties = {}) {
+    return recordTransactionStatus(this.writer, ctx, transactionId, status, properties);
   }
 }
 

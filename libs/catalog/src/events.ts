@@ -56,6 +56,8 @@ export type CatalogEvent =
       data: TableRef & { indexName: string; columns: string[]; indexType: string; params: Record<string, unknown> };
     }
   | { type: 'TableTagChanged'; data: TableRef & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number } }
+  /** A worker is to fill the rows of a computed column that hold no value yet (AlterTableBackfillColumns). */
+  | { type: 'TableBackfillRequested'; data: TableRef & { column: string } }
   | { type: 'TableIndexDropped'; data: TableRef & { indexName: string } }
   | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number } }
   | {
@@ -104,5 +106,6 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableIndexRequested',
   'TableIndexDropped',
   'TableTagChanged',
+  'TableBackfillRequested',
   'TransactionAltered',
 ];

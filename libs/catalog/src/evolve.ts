@@ -9,7 +9,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     store.putTransaction({
       id: metadata.transactionId,
       // Asynchronous work starts queued; everything else completed before it was recorded.
-      status: event.type === 'TableIndexRequested' ? 'Queued' : 'Succeeded',
+      status: event.type === 'TableIndexRequested' || event.type === 'TableBackfillRequested' ? 'Queued' : 'Succeeded',
       operation: metadata.operation,
       properties: { operation: metadata.operation, started_at: metadata.occurredAt },
     });
@@ -105,6 +105,11 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     case 'TableIndexDropped':
       store.tableForUpdate(event.data.table)?.indexes.delete(event.data.indexName);
       return;
+    case 'TableBackfillRequested': {
+      const tx = store.transactionForUpdate(metadata.transactionId);
+      if (tx) tx.properties.column = event.data.column;
+      return;
+    }
     case 'TableRestored':
     case 'TableTagChanged':
     case 'TableDataChanged':

@@ -19,5 +19,6 @@ export * from './manifest-names';
 export * from './pagination';
 export * from './queries';
 export * from './location';
+export * from './backfill-commands';
 export * from './index-commands';
 export * from './purge-commands';

@@ -12,6 +12,7 @@ import {
   ManifestJournal,
   NamespaceService,
   PurgeService,
+  BackfillService,
   TableService,
   TagService,
   TransactionService,
@@ -22,7 +23,7 @@ import { EventStore, createEventStore } from '@app/event-store';
 import { LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { Warehouse } from '@app/storage';
-import { BullIndexQueue } from './bull-index-queue';
+import { BullBackfillQueue, BullIndexQueue } from './bull-transaction-queue';
 import { BullPurgeQueue } from './bull-purge-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
@@ -145,6 +146,16 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullIndexQueue) => new IndexService(w, p, d, q),
     },
     {
+      provide: BullBackfillQueue,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new BullBackfillQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
+    },
+    {
+      provide: BackfillService,
+      inject: [CatalogWriter, ProjectionRegistry, DataService, BullBackfillQueue],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullBackfillQueue) => new BackfillService(w, p, d, q),
+    },
+    {
       provide: BullQueryAnalyzer,
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) => new BullQueryAnalyzer(c.redisUrl, c.queuePrefix, c.analyzeTimeoutMs),
@@ -184,6 +195,8 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
     CreateTableService,
     IndexService,
     BullIndexQueue,
+    BullBackfillQueue,
+    BackfillService,
     BullPurgeQueue,
     PurgeService,
     BullQueryAnalyzer,
@@ -198,6 +211,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
     private readonly indexQueue: BullIndexQueue,
+    private readonly backfillQueue: BullBackfillQueue,
     private readonly analyzer: BullQueryAnalyzer,
     private readonly purgeQueue: BullPurgeQueue,
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
@@ -219,6 +233,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await this.journal?.stop().catch(() => undefined);
     // With Redis away, closing a queue would wait for a reconnect that may never come.
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
+    await withTimeout(this.backfillQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
     await withTimeout(this.purgeQueue.close(), 2000).catch(() => undefined);
     await this.lance.close();

@@ -5,6 +5,7 @@ export const QUEUES = {
   indexBuilds: 'index-builds',
   queryAnalysis: 'query-analysis',
   tablePurges: 'table-purges',
+  columnBackfills: 'column-backfills',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -15,6 +16,14 @@ export interface IndexBuildJob {
   transactionId: string;
   table: string[];
   indexName: string;
+}
+
+/** What a worker needs to fill a computed column: the rest is in the catalog, under the transaction. */
+export interface ColumnBackfillJob {
+  database: string;
+  transactionId: string;
+  table: string[];
+  column: string;
 }
 
 /** Deletes a dropped table's files once its retention has passed: the rest is in the catalog's pending purge. */

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { BullIndexQueue, BullQueryAnalyzer, EVENT_STORE, Metrics } from '@app/core';
+import { BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, EVENT_STORE, Metrics } from '@app/core';
 import { EventStore } from '@app/event-store';
 import { ProjectionRegistry } from '@app/projections';
 
@@ -11,6 +11,7 @@ export class MetricsController {
     private readonly projections: ProjectionRegistry,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly indexQueue: BullIndexQueue,
+    private readonly backfillQueue: BullBackfillQueue,
     private readonly analyzer: BullQueryAnalyzer,
   ) {}
 
@@ -24,6 +25,7 @@ export class MetricsController {
     }
     for (const [name, queue] of [
       ['index-builds', this.indexQueue.queue],
+      ['column-backfills', this.backfillQueue.queue],
       ['query-analysis', this.analyzer.queueForMetrics],
     ] as const) {
       const counts = await withDeadline(queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'));

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { CatalogError, ErrorCode, requireTableId } from '@app/catalog';
+import { CatalogError, ErrorCode, invalidInput, requireTableId } from '@app/catalog';
 import { DataMutationService } from '@app/application';
 import { readArrowStream } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
@@ -64,8 +64,16 @@ export class MutationController {
   @HttpCode(200)
   addColumns(@Req() req: FastifyRequest) {
     const { r, body, id } = this.parse(req, addColumnsBody);
+    const computed = body.new_columns.filter((c) => c.computed);
+    if (computed.length) {
+      // Lance declares computed columns in a call of their own: mixed with others they would be two commits.
+      if (computed.length !== body.new_columns.length || computed.some((c) => c.expression)) {
+        throw invalidInput('computed columns are added in a request of their own: give every new column `computed`, or none');
+      }
+      return this.mutations.addComputedColumns(r.context(body.context), id, computed.map((c) => ({ name: c.name, expression: c.computed! })));
+    }
     const columns = body.new_columns.map((c) => {
-      if (!c.expression) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': only SQL-expression columns can be added here`);
+      if (!c.expression) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': only SQL-expression and computed columns can be added here`);
       return { name: c.name, expression: c.expression };
     });
     return this.mutations.addColumns(r.context(body.context), id, columns);

@@ -230,7 +230,27 @@ export const deleteBody = z.object({ ...common, branch: z.string().nullish(), pr
 export const addColumnsBody = z.object({
   ...common,
   branch: z.string().nullish(),
-  new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().nullish() })).min(1),
+  new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().nullish(), computed: sqlExpression('computed').nullish() })).min(1),
+});
+const tuning = z.number().nullish();
+export const backfillColumnBody = z.object({
+  ...common,
+  branch: z.string().nullish(),
+  column: z.string().min(1),
+  where: sqlExpression('where').nullish(),
+  // How a distributed job is cut up: one worker job here, so these change nothing.
+  concurrency: tuning,
+  intra_applier_concurrency: tuning,
+  min_checkpoint_size: tuning,
+  max_checkpoint_size: tuning,
+  batch_checkpoint_flush_interval_seconds: tuning,
+  task_size: tuning,
+  num_frags: tuning,
+  checkpoint_size: tuning,
+  commit_granularity: tuning,
+  read_version: z.number().int().nullish(),
+  cluster: z.string().nullish(),
+  manifest: z.string().nullish(),
 });
 export const alterColumnsBody = z.object({
   ...common,

@@ -1,0 +1,72 @@
+import { CatalogError, ErrorCode, ObjectId, TableState, TransactionStatus, decideRequestTableBackfill, requireTable, requireTransaction } from '@app/catalog';
+import { ProjectionRegistry } from '@app/projections';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { DataService } from './data-service';
+import { RequestContext } from './request-context';
+import { BackfillQueue } from './transaction-job-queue.port';
+import { recordTransactionStatus } from './transaction-status';
+
+/** The field metadata key Lance marks a computed column with (its SQL binding sits beside it). */
+const COMPUTED_COLUMN = 'computed_column';
+
+/**
+ * AlterTableBackfillColumns: a computed column's rows are filled by a worker. The request is
+ * recorded as a Queued transaction (its id is the answer's `job_id`); the worker moves it through
+ * Running to Succeeded or Failed, as index builds do, and records how many rows it filled.
+ */
+export class BackfillService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly data: DataService,
+    private readonly queue: BackfillQueue,
+  ) {}
+
+  async requestBackfill(ctx: RequestContext, req: { id: ObjectId; column: string; where?: string }): Promise<{ job_id: string }> {
+    if (req.where !== undefined) {
+      throw new CatalogError(
+        ErrorCode.Unsupported,
+        "a backfill's `where` cannot be honoured: the Lance library this server runs fills every row of a computed column that holds no value, with no filter",
+      );
+    }
+    const table = await this.data.table(ctx, req.id);
+    const computed = await this.data.use(ctx, table, 'read', async (dataset) => {
+      const field = (await dataset.schema()).fields.find((f) => f.name === req.column);
+      return field ? field.metadata.get(COMPUTED_COLUMN) === 'true' : undefined;
+    });
+    await this.queue.ping().catch(() => {
+      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the backfill queue is unavailable; retry later');
+    });
+    const transactionId = await this.writer.execute(ctx, 'AlterTableBackfillColumns', (view) => ({
+      events: decideRequestTableBackfill(view, { id: req.id, column: req.column, computed }),
+      result: (id) => id!,
+    }));
+    try {
+      await this.queue.enqueue({ database: ctx.database, transactionId, table: [...req.id], column: req.column });
+    } catch (e) {
+      await this.setStatus(ctx, transactionId, 'Failed', { reason: `the backfill could not be queued: ${(e as Error).message}` });
+      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the backfill queue is unavailable; retry later');
+    }
+    return { job_id: transactionId };
+  }
+
+  /** The table a backfill job works on and where its transaction stands. */
+  async jobOf(ctx: RequestContext, id: ObjectId, transactionId: string) {
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    return { table: requireTable(view, id), status: requireTransaction(view, transactionId).status };
+  }
+
+  /** Fills the column's rows that hold no value; answers how many and the table's version after. */
+  async fill(ctx: RequestContext, table: TableState, column: string): Promise<{ rowsFilled: number; version: number }> {
+    const dataset = await this.data.open(ctx, table);
+    try {
+      return await dataset.refreshColumn(column);
+    } finally {
+      dataset.close();
+    }
+  }
+
+  setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Record<string, string> = {}) {
+    return recordTransactionStatus(this.writer, ctx, transactionId, status, properties);
+  }
+}

@@ -1,0 +1,27 @@
+import { CatalogError, ErrorCode, invalidInput } from './errors';
+import { CatalogEvent } from './events';
+import { ObjectId, displayId } from './ids';
+import { CatalogView } from './state';
+import { requireTable } from './table-commands';
+
+export interface RequestTableBackfill {
+  id: ObjectId;
+  column: string;
+  /** Whether the column is a computed one (its field carries a computed-column binding). */
+  computed: boolean | undefined;
+}
+
+/** A computed column's rows are filled by a worker; the request is recorded as a Queued transaction. */
+export function decideRequestTableBackfill(view: CatalogView, cmd: RequestTableBackfill): CatalogEvent[] {
+  const table = requireTable(view, cmd.id);
+  if (cmd.computed === undefined) {
+    throw new CatalogError(ErrorCode.TableColumnNotFound, `column '${cmd.column}' does not exist in table '${displayId(cmd.id)}'`);
+  }
+  if (!cmd.computed) {
+    throw invalidInput(
+      `column '${cmd.column}' is not a computed column: only computed columns are backfilled`,
+      'Declare one with AlterTableAddColumns and a `computed` SQL expression.',
+    );
+  }
+  return [{ type: 'TableBackfillRequested', data: { table: table.id, tableUuid: table.uuid, column: cmd.column } }];
+}
