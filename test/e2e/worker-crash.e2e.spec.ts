@@ -14,7 +14,7 @@ function bigTable(rows: number, dim: number): arrow.Table {
   });
 }
 
-describe('a worker killed in the middle of an index build', () => {
+describe('a worker killed in the middle of an index build or a backfill', () => {
   const dataDir = tempDataDir();
   const env = { QUEUE_PREFIX: `crash-${Date.now()}`, JOB_LOCK_MS: '1500' };
   let apiServer: RunningServer;
@@ -75,4 +75,22 @@ describe('a worker killed in the middle of an index build', () => {
     expect(existsSync(`${location}/_hnsw/g.bin`)).toBe(true);
     expect((await api.post(`/v1/transaction/${tx}/describe`, {})).body.status).toBe('Canceled');
   }, 120_000);
+
+  it('hands a backfill whose worker was killed to another worker; the transaction ends Succeeded', async () => {
+    const api = new Api(apiServer.url);
+    // An expression slow enough (seconds over 20,000 rows) to kill the worker while it runs.
+    const added = await api.post('/v1/table/big/add_columns', { new_columns: [{ name: 'h', computed: 'sha256(repeat(cast(id as varchar), 20000))' }] });
+    expect(added.status).toBe(200);
+    const job = (await api.post('/v1/table/big/backfill_column', { column: 'h' })).body.job_id;
+    await waitFor(() => api.post(`/v1/transaction/${job}/describe`, {}), (r) => r.body.status === 'Running', 60_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await api.post(`/v1/transaction/${job}/describe`, {})).body.status).toBe('Running');
+    await workers[workers.length - 1].kill9();
+
+    workers.push(await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url } }));
+    const final = await waitFor(() => api.post(`/v1/transaction/${job}/describe`, {}), (r) => ['Succeeded', 'Failed'].includes(r.body.status), 120_000);
+    expect(final.body).toMatchObject({ status: 'Succeeded', properties: { rows_filled: '20000' } });
+    const starts = (await api.get(`/v1/history/transaction/${job}`)).body.events.filter((e: any) => e.data.setProperties?.started_at);
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+  }, 180_000);
 });
