@@ -2,7 +2,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import * as arrow from 'apache-arrow';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ARROW_STREAM, waitFor } from '../support/arrow-data';
-import { clientScenario } from '../support/client-process';
+import { CLIENT_SCENARIO_PASSED, clientScenario } from '../support/client-process';
 import { Api } from '../support/http';
 import { RunningBalancer, startNginx } from '../support/nginx';
 import { TestDatabase, createTestDatabase } from '../support/postgres';
@@ -81,17 +81,7 @@ describe('a shared-nothing cluster: PostgreSQL, Redis and S3 only', () => {
   });
 
   it('runs the lancedb client through the balancer, from a process that knows only the catalog', async () => {
-    expect(await clientScenario(lb.url, ADMIN_KEY, 'client')).toEqual({
-      awsVariables: [],
-      count: 150,
-      filtered: 30,
-      nearest: 42,
-      indices: ['id_idx'],
-      versions: [1, 2, 3, 4, 5],
-      reopenedCount: 140,
-      countAtVersion2: 150,
-      tables: ['items'],
-    });
+    expect(await clientScenario(lb.url, ADMIN_KEY, 'client')).toEqual(CLIENT_SCENARIO_PASSED);
     const [a, b] = direct();
     expect((await b.get('/v1/history/digest')).body).toEqual((await a.get('/v1/history/digest')).body);
   });

@@ -2,7 +2,7 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-s
 import * as lancedb from '@lancedb/lancedb';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { waitFor } from '../support/arrow-data';
-import { clientScenario } from '../support/client-process';
+import { CLIENT_SCENARIO_PASSED, clientScenario } from '../support/client-process';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
 import { SwiftServer, startSwift } from '../support/swift';
@@ -46,17 +46,7 @@ describe('the lancedb client with the warehouse on S3 (Swift)', () => {
 
   it('runs the client scenario from a process without AWS variables, with the storage options the catalog vends', async () => {
     const result = await clientScenario(server.url);
-    expect(result).toEqual({
-      awsVariables: [],
-      count: 150,
-      filtered: 30,
-      nearest: 42,
-      indices: ['id_idx'],
-      versions: [1, 2, 3, 4, 5],
-      reopenedCount: 140,
-      countAtVersion2: 150,
-      tables: ['items'],
-    });
+    expect(result).toEqual(CLIENT_SCENARIO_PASSED);
     const location = (await api.post('/v1/table/shop%24items/describe', {})).body.location as string;
     expect(location).toMatch(/^s3:\/\/warehouse\/lance\/default\/shop\/items-/);
     const key = location.slice(`s3://${BUCKET}/`.length);

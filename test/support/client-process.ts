@@ -4,6 +4,23 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 
 /**
+ * What client-scenario.js reports when every step went as the client expects: 150 rows written in
+ * two appends, a filtered count, the nearest row, a btree index, an update and a delete (versions
+ * 1 to 5), the reopened table and the table at version 2; no AWS variable in the client's process.
+ */
+export const CLIENT_SCENARIO_PASSED = {
+  awsVariables: [],
+  count: 150,
+  filtered: 30,
+  nearest: 42,
+  indices: ['id_idx'],
+  versions: [1, 2, 3, 4, 5],
+  reopenedCount: 140,
+  countAtVersion2: 150,
+  tables: ['items'],
+};
+
+/**
  * Runs the lancedb client's scenario (client-scenario.js) in a process whose environment holds no
  * AWS variable: all it knows of the warehouse is what the catalog vends.
  */

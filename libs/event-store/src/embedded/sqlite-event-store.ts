@@ -19,6 +19,7 @@ import {
   WrongExpectedRevisionError,
   revisionMatches,
 } from '../event-store.port';
+import { pollingSubscription } from '../polling-subscription';
 
 const COLUMNS = 'position, stream_id, revision, id, type, data, metadata, created';
 /** A row as `COLUMNS` lists it; positions stay far below 2^53, so plain numbers are exact. */
@@ -151,39 +152,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {
-    let after = options.afterPosition ?? 0n;
-    let closed = false;
-    let wake: () => void = () => undefined;
-    const listener = () => wake();
-    this.listeners.add(listener);
-    const loop = async () => {
-      while (!closed) {
-        const batch = await this.readAll({ afterPosition: after, maxCount: PAGE }).catch(() => [] as RecordedEvent[]);
-        for (const event of batch) {
-          if (closed) return;
-          await onEvent(event);
-          after = event.position;
-        }
-        if (batch.length < PAGE && !closed) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, POLL_MS);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-        }
-      }
-    };
-    const running = loop();
-    return {
-      close: async () => {
-        closed = true;
-        this.listeners.delete(listener);
-        wake();
-        await running.catch(() => undefined);
-      },
-    };
+    return pollingSubscription((o) => this.readAll(o), this.listeners, { page: PAGE, pollMs: POLL_MS }, options, onEvent);
   }
 
   async ping(): Promise<void> {

@@ -14,6 +14,7 @@ import {
   WrongExpectedRevisionError,
   revisionMatches,
 } from '../event-store.port';
+import { pollingSubscription } from '../polling-subscription';
 import { POSTGRES_SCHEMA, redactedUrl } from './postgres-schema';
 
 const CHANNEL = 'lance_catalog_events';
@@ -150,40 +151,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {
-    let after = options.afterPosition ?? 0n;
-    let closed = false;
-    let wake: () => void = () => undefined;
-    const listener = () => wake();
-    this.listeners.add(listener);
+    const subscription = pollingSubscription((o) => this.readAll(o), this.listeners, { page: PAGE, pollMs: POLL_MS }, options, onEvent);
     void this.listen();
-    const loop = async () => {
-      while (!closed) {
-        const batch = await this.readAll({ afterPosition: after, maxCount: PAGE }).catch(() => [] as RecordedEvent[]);
-        for (const event of batch) {
-          if (closed) return;
-          await onEvent(event);
-          after = event.position;
-        }
-        if (batch.length < PAGE && !closed) {
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, POLL_MS);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-        }
-      }
-    };
-    const running = loop();
-    return {
-      close: async () => {
-        closed = true;
-        this.listeners.delete(listener);
-        wake();
-        await running.catch(() => undefined);
-      },
-    };
+    return subscription;
   }
 
   async ping(): Promise<void> {
