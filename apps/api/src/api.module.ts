@@ -7,6 +7,7 @@ import { DataController } from './controllers/data.controller';
 import { EnterpriseController } from './controllers/enterprise.controller';
 import { HealthController } from './controllers/health.controller';
 import { BackfillController } from './controllers/backfill.controller';
+import { MaterializedViewController } from './controllers/materialized-view.controller';
 import { IndexController } from './controllers/index.controller';
 import { MetricsController } from './controllers/metrics.controller';
 import { MutationController } from './controllers/mutation.controller';
@@ -32,6 +33,7 @@ export const API_CONTROLLERS = [
   DataController,
   IndexController,
   BackfillController,
+  MaterializedViewController,
   MutationController,
   TagController,
   EnterpriseController,

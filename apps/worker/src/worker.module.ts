@@ -7,6 +7,7 @@ import { ColumnBackfillProcessor } from './column-backfill.processor';
 import { IndexBuildProcessor } from './index-build.processor';
 import { QueryAnalysisProcessor } from './query-analysis.processor';
 import { TablePurgeProcessor } from './table-purge.processor';
+import { ViewRefreshProcessor } from './view-refresh.processor';
 
 /** The worker role: BullMQ processors only. */
 @Module({})
@@ -18,9 +19,9 @@ export class WorkerModule {
         ConfigModule.forConfig(config),
         CatalogModule,
         BullModule.forRoot({ connection: redisConnection(config.redisUrl), prefix: config.queuePrefix }),
-        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }, { name: QUEUES.columnBackfills }),
+        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }, { name: QUEUES.columnBackfills }, { name: QUEUES.viewRefreshes }),
       ],
-      providers: [IndexBuildProcessor, ColumnBackfillProcessor, QueryAnalysisProcessor, TablePurgeProcessor],
+      providers: [IndexBuildProcessor, ColumnBackfillProcessor, ViewRefreshProcessor, QueryAnalysisProcessor, TablePurgeProcessor],
     };
   }
 }

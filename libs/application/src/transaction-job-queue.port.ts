@@ -1,4 +1,4 @@
-import { ColumnBackfillJob, IndexBuildJob } from '@app/jobs';
+import { ColumnBackfillJob, IndexBuildJob, ViewRefreshJob } from '@app/jobs';
 
 /** Where a transaction's asynchronous work waits for a worker. The BullMQ implementation lives with the Nest wiring. */
 export interface TransactionJobQueue<T> {
@@ -10,3 +10,4 @@ export interface TransactionJobQueue<T> {
 
 export type IndexQueue = TransactionJobQueue<IndexBuildJob>;
 export type BackfillQueue = TransactionJobQueue<ColumnBackfillJob>;
+export type ViewRefreshQueue = TransactionJobQueue<ViewRefreshJob>;

@@ -25,3 +25,17 @@ export function decideRequestTableBackfill(view: CatalogView, cmd: RequestTableB
   }
   return [{ type: 'TableBackfillRequested', data: { table: table.id, tableUuid: table.uuid, column: cmd.column } }];
 }
+
+/** A materialized view's refresh is a worker's job too, recorded as a Queued transaction. */
+export function decideRequestViewRefresh(view: CatalogView, cmd: { id: ObjectId; isView: boolean; sourceVersion?: number }): CatalogEvent[] {
+  const table = requireTable(view, cmd.id);
+  if (!cmd.isView) {
+    throw invalidInput(`table '${displayId(cmd.id)}' is not a materialized view`, 'Create one with CreateMaterializedView.');
+  }
+  return [
+    {
+      type: 'MaterializedViewRefreshRequested',
+      data: { table: table.id, tableUuid: table.uuid, ...(cmd.sourceVersion !== undefined ? { sourceVersion: cmd.sourceVersion } : {}) },
+    },
+  ];
+}

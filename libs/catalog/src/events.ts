@@ -58,6 +58,8 @@ export type CatalogEvent =
   | { type: 'TableTagChanged'; data: TableRef & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number } }
   /** A worker is to fill the rows of a computed column that hold no value yet (AlterTableBackfillColumns). */
   | { type: 'TableBackfillRequested'; data: TableRef & { column: string } }
+  /** A worker is to refresh a materialized view from its source (RefreshMaterializedView). */
+  | { type: 'MaterializedViewRefreshRequested'; data: TableRef & { sourceVersion?: number } }
   | { type: 'TableIndexDropped'; data: TableRef & { indexName: string } }
   | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number } }
   | {
@@ -107,5 +109,6 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableIndexDropped',
   'TableTagChanged',
   'TableBackfillRequested',
+  'MaterializedViewRefreshRequested',
   'TransactionAltered',
 ];

@@ -2,6 +2,9 @@ import { CatalogEnvelope, VersionRecord } from './events';
 import { CatalogStore, TableState } from './state';
 import { TableVersions } from './table-versions';
 
+/** Events that ask a worker for work: their transaction starts Queued. */
+const QUEUED_WORK = new Set(['TableIndexRequested', 'TableBackfillRequested', 'MaterializedViewRefreshRequested']);
+
 /** Folds one event into the state. Events are facts: evolve never refuses one. */
 export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
   const { event, metadata } = envelope;
@@ -9,7 +12,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     store.putTransaction({
       id: metadata.transactionId,
       // Asynchronous work starts queued; everything else completed before it was recorded.
-      status: event.type === 'TableIndexRequested' || event.type === 'TableBackfillRequested' ? 'Queued' : 'Succeeded',
+      status: QUEUED_WORK.has(event.type) ? 'Queued' : 'Succeeded',
       operation: metadata.operation,
       properties: { operation: metadata.operation, started_at: metadata.occurredAt },
     });
@@ -110,6 +113,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       if (tx) tx.properties.column = event.data.column;
       return;
     }
+    case 'MaterializedViewRefreshRequested':
     case 'TableRestored':
     case 'TableTagChanged':
     case 'TableDataChanged':

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { TransactionJobQueue } from '@app/application';
-import { ColumnBackfillJob, IndexBuildJob, QUEUES, redisConnection } from '@app/jobs';
+import { ColumnBackfillJob, IndexBuildJob, QUEUES, ViewRefreshJob, redisConnection } from '@app/jobs';
 import { withTimeout } from './with-timeout';
 
 const PING_TIMEOUT_MS = 1000;
@@ -55,5 +55,11 @@ export class BullIndexQueue extends BullTransactionQueue<IndexBuildJob> {
 export class BullBackfillQueue extends BullTransactionQueue<ColumnBackfillJob> {
   constructor(redisUrl: string, prefix: string, attempts: number) {
     super(QUEUES.columnBackfills, 'backfill', redisUrl, prefix, attempts);
+  }
+}
+
+export class BullViewRefreshQueue extends BullTransactionQueue<ViewRefreshJob> {
+  constructor(redisUrl: string, prefix: string, attempts: number) {
+    super(QUEUES.viewRefreshes, 'refresh', redisUrl, prefix, attempts);
   }
 }

@@ -13,6 +13,7 @@ import {
   NamespaceService,
   PurgeService,
   BackfillService,
+  MaterializedViewService,
   TableService,
   TagService,
   TransactionService,
@@ -23,7 +24,7 @@ import { EventStore, createEventStore } from '@app/event-store';
 import { LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { Warehouse } from '@app/storage';
-import { BullBackfillQueue, BullIndexQueue } from './bull-transaction-queue';
+import { BullBackfillQueue, BullIndexQueue, BullViewRefreshQueue } from './bull-transaction-queue';
 import { BullPurgeQueue } from './bull-purge-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
@@ -156,6 +157,17 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullBackfillQueue) => new BackfillService(w, p, d, q),
     },
     {
+      provide: BullViewRefreshQueue,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new BullViewRefreshQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
+    },
+    {
+      provide: MaterializedViewService,
+      inject: [CatalogWriter, ProjectionRegistry, DataService, LanceTables, BullViewRefreshQueue],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, l: LanceTables, q: BullViewRefreshQueue) =>
+        new MaterializedViewService(w, p, d, l, q),
+    },
+    {
       provide: BullQueryAnalyzer,
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) => new BullQueryAnalyzer(c.redisUrl, c.queuePrefix, c.analyzeTimeoutMs),
@@ -197,6 +209,8 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
     BullIndexQueue,
     BullBackfillQueue,
     BackfillService,
+    BullViewRefreshQueue,
+    MaterializedViewService,
     BullPurgeQueue,
     PurgeService,
     BullQueryAnalyzer,
@@ -212,6 +226,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     private readonly lance: LanceTables,
     private readonly indexQueue: BullIndexQueue,
     private readonly backfillQueue: BullBackfillQueue,
+    private readonly viewRefreshQueue: BullViewRefreshQueue,
     private readonly analyzer: BullQueryAnalyzer,
     private readonly purgeQueue: BullPurgeQueue,
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
@@ -234,6 +249,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     // With Redis away, closing a queue would wait for a reconnect that may never come.
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.backfillQueue.close(), 2000).catch(() => undefined);
+    await withTimeout(this.viewRefreshQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
     await withTimeout(this.purgeQueue.close(), 2000).catch(() => undefined);
     await this.lance.close();

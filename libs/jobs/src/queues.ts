@@ -6,6 +6,7 @@ export const QUEUES = {
   queryAnalysis: 'query-analysis',
   tablePurges: 'table-purges',
   columnBackfills: 'column-backfills',
+  viewRefreshes: 'view-refreshes',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -24,6 +25,14 @@ export interface ColumnBackfillJob {
   transactionId: string;
   table: string[];
   column: string;
+}
+
+/** What a worker needs to refresh a materialized view: the rest is in the view's own definition. */
+export interface ViewRefreshJob {
+  database: string;
+  transactionId: string;
+  table: string[];
+  sourceVersion?: number;
 }
 
 /** Deletes a dropped table's files once its retention has passed: the rest is in the catalog's pending purge. */

@@ -189,6 +189,25 @@ export class LanceTables {
     this.connections.clear();
   }
 
+  /**
+   * Defines a materialized view in the root namespace (all lancedb 0.39 can): an empty table whose
+   * schema metadata holds the definition; answers its version.
+   */
+  async createMaterializedView(
+    database: string,
+    name: string,
+    source: string,
+    query: { select: Array<[string, string]>; where?: string; limit?: number },
+  ): Promise<number> {
+    const view = await (await this.connection(database)).createMaterializedView(name, source, query);
+    const table = view.table();
+    try {
+      return await table.version();
+    } finally {
+      table.close();
+    }
+  }
+
   private connection(database: string): Promise<lancedb.Connection> {
     let pending = this.connections.get(database);
     if (!pending) {

@@ -43,6 +43,8 @@ const ROUTES: Record<string, RouteAccess> = {
   'POST /v1/table/:id/delete': 'write',
   'POST /v1/table/:id/add_columns': 'write',
   'POST /v1/table/:id/backfill_column': 'write',
+  'POST /v1/materialized_view/:id/create': 'write',
+  'POST /v1/materialized_view/:id/refresh': 'write',
   'POST /v1/table/:id/alter_columns': 'write',
   'POST /v1/table/:id/drop_columns': 'write',
   'POST /v1/table/:id/update_field_metadata': 'write',

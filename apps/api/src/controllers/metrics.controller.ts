@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, EVENT_STORE, Metrics } from '@app/core';
+import { BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, BullViewRefreshQueue, EVENT_STORE, Metrics } from '@app/core';
 import { EventStore } from '@app/event-store';
 import { ProjectionRegistry } from '@app/projections';
 
@@ -12,6 +12,7 @@ export class MetricsController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly indexQueue: BullIndexQueue,
     private readonly backfillQueue: BullBackfillQueue,
+    private readonly viewRefreshQueue: BullViewRefreshQueue,
     private readonly analyzer: BullQueryAnalyzer,
   ) {}
 
@@ -26,6 +27,7 @@ export class MetricsController {
     for (const [name, queue] of [
       ['index-builds', this.indexQueue.queue],
       ['column-backfills', this.backfillQueue.queue],
+      ['view-refreshes', this.viewRefreshQueue.queue],
       ['query-analysis', this.analyzer.queueForMetrics],
     ] as const) {
       const counts = await withDeadline(queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'));

@@ -276,3 +276,25 @@ export const listTagsBody = z.object({ ...common, page_token: z.string().nullish
 export const tagBody = z.object({ ...common, tag: z.string().min(1) });
 export const tagVersionBody = z.object({ ...common, tag: z.string().min(1), version, branch: z.string().nullish() });
 export const explainPlanBody = z.object({ ...common, branch: z.string().nullish(), query: queryTableBody, verbose: z.boolean().nullish() });
+
+export const createMaterializedViewBody = z.object({
+  ...common,
+  kind: z.enum(['query', 'udtf', 'chunker']),
+  source_query: z.string().min(1),
+  output_schema: z.string().min(1),
+  udtf_spec: z.unknown().nullish(),
+  with_no_data: z.boolean().nullish(),
+  auto_refresh: z.boolean().nullish(),
+});
+export const refreshMaterializedViewBody = z.object({
+  ...common,
+  src_version: z.number().int().min(0).nullish(),
+  // How a distributed refresh is cut up: one worker job here, so these change nothing.
+  max_rows_per_fragment: z.number().nullish(),
+  concurrency: z.number().nullish(),
+  intra_applier_concurrency: z.number().nullish(),
+  source_task_size: z.number().nullish(),
+  cluster: z.string().nullish(),
+  output_limit: z.number().nullish(),
+  manifest: z.string().nullish(),
+});
