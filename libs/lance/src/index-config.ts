@@ -23,7 +23,6 @@ export interface IndexParams {
   ascii_folding?: boolean;
 }
 
-const VECTOR_OPTIONS = ['distance_type', 'num_partitions', 'num_sub_vectors', 'num_bits', 'sample_rate', 'max_iterations', 'target_partition_size', 'm', 'ef_construction'];
 const FTS_OPTIONS = ['with_position', 'base_tokenizer', 'language', 'max_token_length', 'lower_case', 'stem', 'remove_stop_words', 'ascii_folding'];
 const ALLOWED: Record<IndexType, string[]> = {
   IVF_FLAT: ['distance_type', 'num_partitions', 'sample_rate', 'max_iterations', 'target_partition_size'],

@@ -25,7 +25,6 @@ const PAGE = 5000;
 const POLL_MS = 1000;
 
 const COLUMNS = 'position, stream_id, revision, id, type, data, metadata, created';
-type Row = [string, string, number, string, string, string, string, Date];
 
 export interface PostgresEventStoreOptions {
   /** Connections in the pool (EVENT_STORE_POOL_SIZE). */
