@@ -7,7 +7,7 @@ import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
 import { DataService, IndexService, RequestContext } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
-import { FINAL_STATUSES, exhausted, lockOptions, timedJob, workerContext } from './transaction-jobs';
+import { FINAL_STATUSES, lockOptions, recordFailedAttempt, timedJob, workerContext } from './transaction-jobs';
 
 /** How often a running HNSW build looks for its transaction being canceled. */
 const CANCEL_CHECK_MS = 1000;
@@ -106,14 +106,8 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
   }
 
   @OnWorkerEvent('failed')
-  async onFailed(job: Job<IndexBuildJob> | undefined, error: Error): Promise<void> {
-    if (!job) return;
-    this.logger.warn(`index build ${job.data.transactionId} attempt ${job.attemptsMade} failed: ${error.message}`);
-    if (!exhausted(job, error)) return;
-    const ctx = contextOf(job.data);
-    await this.indexes
-      .setStatus(ctx, job.data.transactionId, 'Failed', { reason: error.message.slice(0, 1000), finished_at: new Date().toISOString() })
-      .catch((e) => this.logger.warn(`could not mark ${job.data.transactionId} failed: ${(e as Error).message}`));
+  onFailed(job: Job<IndexBuildJob> | undefined, error: Error): Promise<void> {
+    return recordFailedAttempt(job, error, this.logger, 'index build', (ctx, id, status, properties) => this.indexes.setStatus(ctx, id, status, properties));
   }
 }
 

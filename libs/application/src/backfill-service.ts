@@ -1,8 +1,9 @@
-import { CatalogError, ErrorCode, ObjectId, TableState, TransactionStatus, decideRequestTableBackfill, requireTable, requireTransaction } from '@app/catalog';
+import { CatalogError, ErrorCode, ObjectId, TableState, TransactionStatus, decideRequestTableBackfill } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { DataService } from './data-service';
 import { RequestContext } from './request-context';
+import { queueTransactionWork, transactionWorkOf } from './queued-work';
 import { BackfillQueue } from './transaction-job-queue.port';
 import { recordTransactionStatus } from './transaction-status';
 
@@ -34,26 +35,18 @@ export class BackfillService {
       const field = (await dataset.schema()).fields.find((f) => f.name === req.column);
       return field ? field.metadata.get(COMPUTED_COLUMN) === 'true' : undefined;
     });
-    await this.queue.ping().catch(() => {
-      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the backfill queue is unavailable; retry later');
+    const { transactionId } = await queueTransactionWork(this.writer, this.queue, ctx, {
+      operation: 'AlterTableBackfillColumns',
+      what: 'backfill',
+      decide: (view) => decideRequestTableBackfill(view, { id: req.id, column: req.column, computed }),
+      job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], column: req.column }),
     });
-    const transactionId = await this.writer.execute(ctx, 'AlterTableBackfillColumns', (view) => ({
-      events: decideRequestTableBackfill(view, { id: req.id, column: req.column, computed }),
-      result: (id) => id!,
-    }));
-    try {
-      await this.queue.enqueue({ database: ctx.database, transactionId, table: [...req.id], column: req.column });
-    } catch (e) {
-      await this.setStatus(ctx, transactionId, 'Failed', { reason: `the backfill could not be queued: ${(e as Error).message}` });
-      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the backfill queue is unavailable; retry later');
-    }
     return { job_id: transactionId };
   }
 
   /** The table a backfill job works on and where its transaction stands. */
-  async jobOf(ctx: RequestContext, id: ObjectId, transactionId: string) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    return { table: requireTable(view, id), status: requireTransaction(view, transactionId).status };
+  jobOf(ctx: RequestContext, id: ObjectId, transactionId: string) {
+    return transactionWorkOf(this.projections, ctx, id, transactionId);
   }
 
   /** Fills the column's rows that hold no value; answers how many and the table's version after. */

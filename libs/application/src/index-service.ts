@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   CatalogError,
+  CatalogEvent,
   ErrorCode,
   IndexType,
   ObjectId,
@@ -21,6 +22,7 @@ import { DataService } from './data-service';
 import { IndexQueue } from './transaction-job-queue.port';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
+import { queueTransactionWork } from './queued-work';
 import { recordTransactionStatus } from './transaction-status';
 
 interface IndexListing {
@@ -55,26 +57,20 @@ export class IndexService {
         throw new CatalogError(ErrorCode.TableIndexAlreadyExists, `index '${req.name}' already exists`);
       }
     });
-    await this.queue.ping().catch(() => {
-      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the build queue is unavailable; retry later');
+    const { transactionId, events } = await queueTransactionWork(this.writer, this.queue, ctx, {
+      operation: 'CreateTableIndex',
+      what: 'build',
+      decide: (view) =>
+        decideRequestTableIndex(view, {
+          id: req.id,
+          indexName: req.name,
+          column: req.column,
+          indexType: req.indexType,
+          params: req.params as Record<string, unknown>,
+        }),
+      job: (id, recorded) => ({ database: ctx.database, transactionId: id, table: [...req.id], indexName: indexNameOf(recorded) }),
     });
-    const { transactionId, indexName } = await this.writer.execute(ctx, 'CreateTableIndex', (view) => {
-      const events = decideRequestTableIndex(view, {
-        id: req.id,
-        indexName: req.name,
-        column: req.column,
-        indexType: req.indexType,
-        params: req.params as Record<string, unknown>,
-      });
-      const name = (events[0].data as { indexName: string }).indexName;
-      return { events, result: (id) => ({ transactionId: id!, indexName: name }) };
-    });
-    try {
-      await this.queue.enqueue({ database: ctx.database, transactionId, table: [...req.id], indexName });
-    } catch (e) {
-      await this.setStatus(ctx, transactionId, 'Failed', { reason: `the build could not be queued: ${(e as Error).message}` });
-      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the build queue is unavailable; retry later');
-    }
+    const indexName = indexNameOf(events);
     return { transaction_id: transactionId, index_name: indexName };
   }
 
@@ -175,6 +171,10 @@ export class IndexService {
   setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Properties = {}) {
     return recordTransactionStatus(this.writer, ctx, transactionId, status, properties);
   }
+}
+
+function indexNameOf(events: CatalogEvent[]): string {
+  return (events[0].data as { indexName: string }).indexName;
 }
 
 /** A stable id for an index a client built itself: derived from the table and the index name. */

@@ -13,6 +13,7 @@ export * from './lance-errors';
 export * from './create-table-service';
 export * from './transaction-job-queue.port';
 export * from './backfill-service';
+export * from './queued-work';
 export * from './materialized-view-service';
 export * from './index-service';
 export * from './data-mutation-service';

@@ -10,7 +10,6 @@ import {
   displayId,
   invalidInput,
   requireTable,
-  requireTransaction,
 } from '@app/catalog';
 import { LanceTables } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
@@ -18,6 +17,7 @@ import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataService } from './data-service';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
+import { queueTransactionWork, transactionWorkOf } from './queued-work';
 import { ViewRefreshQueue } from './transaction-job-queue.port';
 import { recordTransactionStatus } from './transaction-status';
 
@@ -81,26 +81,18 @@ export class MaterializedViewService {
   async requestRefresh(ctx: RequestContext, req: { id: ObjectId; sourceVersion?: number }): Promise<{ job_id: string }> {
     const table = await this.data.table(ctx, req.id);
     const isView = await this.data.use(ctx, table, 'read', async (dataset) => (await dataset.schema()).metadata.has(DEFINITION));
-    await this.queue.ping().catch(() => {
-      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the refresh queue is unavailable; retry later');
+    const { transactionId } = await queueTransactionWork(this.writer, this.queue, ctx, {
+      operation: 'RefreshMaterializedView',
+      what: 'refresh',
+      decide: (v) => decideRequestViewRefresh(v, { id: req.id, isView, sourceVersion: req.sourceVersion }),
+      job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], sourceVersion: req.sourceVersion }),
     });
-    const transactionId = await this.writer.execute(ctx, 'RefreshMaterializedView', (v) => ({
-      events: decideRequestViewRefresh(v, { id: req.id, isView, sourceVersion: req.sourceVersion }),
-      result: (id) => id!,
-    }));
-    try {
-      await this.queue.enqueue({ database: ctx.database, transactionId, table: [...req.id], sourceVersion: req.sourceVersion });
-    } catch (e) {
-      await this.setStatus(ctx, transactionId, 'Failed', { reason: `the refresh could not be queued: ${(e as Error).message}` });
-      throw new CatalogError(ErrorCode.ServiceUnavailable, 'the refresh queue is unavailable; retry later');
-    }
     return { job_id: transactionId };
   }
 
   /** The view a refresh job works on and where its transaction stands. */
-  async jobOf(ctx: RequestContext, id: ObjectId, transactionId: string) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    return { table: requireTable(view, id), status: requireTransaction(view, transactionId).status };
+  jobOf(ctx: RequestContext, id: ObjectId, transactionId: string) {
+    return transactionWorkOf(this.projections, ctx, id, transactionId);
   }
 
   async refresh(ctx: RequestContext, table: TableState, sourceVersion?: number) {
