@@ -1,4 +1,5 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import * as lancedb from '@lancedb/lancedb';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
@@ -174,4 +175,34 @@ describe('the data plane on an S3 warehouse (Swift)', () => {
       expect({ location, status: registered.status, code: registered.body.code }).toEqual({ location, status: 400, code: 13 });
     }
   });
+  it('keeps branches on the object store: each branch under tree/<name>, its ref file beside the tags, both gone when deleted', async () => {
+    const T = '/v1/table/shop%24branched';
+    const created = await api.send<any>('POST', `${T}/create`, arrowStream(sampleTable(0, 20)), ARROW_STREAM);
+    expect(created.status).toBe(200);
+    const key = created.body.location.replace('s3://warehouse/', '');
+    expect((await api.post(`${T}/branches/create`, { name: 'dev' })).status).toBe(200);
+    expect((await api.send('POST', `${T}/insert?branch=dev`, arrowStream(sampleTable(20, 5)), ARROW_STREAM)).status).toBe(200);
+    expect((await api.post(`${T}/count_rows`, {})).body).toBe(20);
+    expect((await api.post(`${T}/count_rows`, { branch: 'dev' })).body).toBe(25);
+    expect((await api.post(`${T}/branches/create`, { name: 'child', from_branch: 'dev' })).status).toBe(200);
+    expect((await api.post(`${T}/count_rows`, { branch: 'child' })).body).toBe(25);
+    expect((await objects(`${key}/tree/dev/_versions/`)).filter((k) => /\d{20}\.manifest$/.test(k))).toHaveLength(2);
+    expect(await objects(`${key}/_refs/branches/`)).toEqual([`${key}/_refs/branches/child.json`, `${key}/_refs/branches/dev.json`]);
+    expect(Object.keys((await api.post(`${T}/branches/list`, null)).body.branches)).toEqual(['child', 'dev']);
+    // The ref files the catalog wrote (Swift refuses Lance's conditional PUT) are ones the lancedb client reads as its own.
+    const db = await lancedb.connectNamespace('rest', { uri: server.url });
+    try {
+      const storageOptions = swift.storageOptions();
+      const listed = await (await (await db.openTable('branched', ['shop'], { storageOptions })).branches()).list();
+      expect(Object.keys(listed).sort()).toEqual(['child', 'dev']);
+      expect(listed.child.parentBranch).toBe('dev');
+      expect(await (await db.openTable('branched', ['shop'], { branch: 'child', storageOptions })).countRows()).toBe(25);
+    } finally {
+      db.close();
+    }
+    expect((await api.post(`${T}/branches/delete`, { name: 'child' })).status).toBe(200);
+    expect(await objects(`${key}/tree/child/`)).toEqual([]);
+    expect(await objects(`${key}/_refs/branches/`)).toEqual([`${key}/_refs/branches/dev.json`]);
+    expect((await api.post(`${T}/count_rows`, { branch: 'dev' })).body).toBe(25);
+  }, 120_000);
 });

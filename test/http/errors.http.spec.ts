@@ -69,6 +69,6 @@ describe('error answers', () => {
     expectError(await api.post('/v1/table/batch-commit', { operations: [{}] }), 400, 13);
     expectError(await api.post('/v1/transaction/x/alter', { actions: [{ setStatusAction: {} }] }), 400, 13);
     expectError(await api.post('/v1/table/e%24t/describe', { id: 'e$t' }), 400, 13);
-    expectError(await api.post('/v1/table/e%24t/describe', { branch: 'dev' }), 406, 0);
+    expectError(await api.post('/v1/table/e%24t/describe', { branch: 'dev' }), 404, 22);
   });
 });

@@ -12,6 +12,7 @@ import { IndexController } from './controllers/index.controller';
 import { MetricsController } from './controllers/metrics.controller';
 import { MutationController } from './controllers/mutation.controller';
 import { TagController } from './controllers/tag.controller';
+import { BranchController } from './controllers/branch.controller';
 import { HistoryController } from './controllers/history.controller';
 import { NamespaceController } from './controllers/namespace.controller';
 import { TableController } from './controllers/table.controller';
@@ -36,6 +37,7 @@ export const API_CONTROLLERS = [
   MaterializedViewController,
   MutationController,
   TagController,
+  BranchController,
   EnterpriseController,
   TransactionController,
   HistoryController,

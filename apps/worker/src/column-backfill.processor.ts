@@ -3,7 +3,7 @@ import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
 import { Job } from 'bullmq';
-import { TableState } from '@app/catalog';
+import { TableOnBranch } from '@app/catalog';
 import { BackfillService } from '@app/application';
 import { ColumnBackfillJob, QUEUES } from '@app/jobs';
 import { lockOptions, recordFailedAttempt, runOneCallJob, timedJob, workerContext } from './transaction-jobs';
@@ -32,13 +32,13 @@ export class ColumnBackfillProcessor extends WorkerHost implements OnModuleInit 
 
   process(job: Job<ColumnBackfillJob>): Promise<string> {
     const ctx = workerContext(job.data.database);
-    const { transactionId, column, table } = job.data;
+    const { transactionId, column, table, branch } = job.data;
     // The table as the last look at the transaction found it.
-    let found: TableState | undefined;
+    let found: TableOnBranch | undefined;
     return timedJob(this.metrics, 'column-backfill', () =>
       runOneCallJob(job, {
         status: async () => {
-          const now = await this.backfills.jobOf(ctx, table, transactionId);
+          const now = await this.backfills.jobOf(ctx, table, transactionId, branch);
           found = now.table;
           return now.status;
         },

@@ -40,7 +40,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
 
   private async build(job: Job<IndexBuildJob>): Promise<string> {
     const ctx = contextOf(job.data);
-    const build = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId).catch((e) => {
+    const build = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch).catch((e) => {
       throw new UnrecoverableError(`the index request is gone: ${(e as Error).message}`);
     });
     if (FINAL_STATUSES.has(build.status)) return `skipped: transaction is ${build.status}`;
@@ -59,7 +59,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
         // hnswlib's build runs in a thread that stops between points when asked, so a cancel does not wait for the build.
         const watch = setInterval(() => {
           this.indexes
-            .buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId)
+            .buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch)
             .then((b) => b.status === 'Canceled' && canceled.abort(), () => undefined);
         }, CANCEL_CHECK_MS);
         try {
@@ -90,7 +90,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     } finally {
       table.close();
     }
-    const after = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId);
+    const after = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch);
     if (after.status === 'Canceled') return this.dropCanceled(ctx, job.data, 'canceled during the build; the built index was dropped');
     await this.indexes.setStatus(ctx, job.data.transactionId, 'Succeeded', { ...detail, finished_at: new Date().toISOString() });
     this.logger.log(`index build succeeded: ${type} '${build.index.name}' on ${build.table.id.join('/')} (transaction ${job.data.transactionId})`);
@@ -100,7 +100,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
   /** A canceled build leaves no index behind; answers `outcome`. */
   private async dropCanceled(ctx: RequestContext, job: IndexBuildJob, outcome: string): Promise<string> {
     await this.indexes
-      .dropTableIndex(ctx, job.table, job.indexName)
+      .dropTableIndex(ctx, job.table, job.indexName, job.branch)
       .catch((e) => this.logger.warn(`could not drop the canceled index '${job.indexName}' (transaction ${job.transactionId}); drop it with DropTableIndex: ${(e as Error).message}`));
     return outcome;
   }

@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode, ObjectId, TableState, TransactionStatus, decideRequestTableBackfill } from '@app/catalog';
+import { CatalogError, ErrorCode, ObjectId, TableOnBranch, TransactionStatus, decideRequestTableBackfill, onBranch } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter } from './catalog-writer';
 import { DataService } from './data-service';
@@ -23,14 +23,14 @@ export class BackfillService {
     private readonly queue: BackfillQueue,
   ) {}
 
-  async requestBackfill(ctx: RequestContext, req: { id: ObjectId; column: string; where?: string }): Promise<{ job_id: string }> {
+  async requestBackfill(ctx: RequestContext, req: { id: ObjectId; column: string; where?: string; branch?: string }): Promise<{ job_id: string }> {
     if (req.where !== undefined) {
       throw new CatalogError(
         ErrorCode.Unsupported,
         "a backfill's `where` cannot be honoured: the Lance library this server runs fills every row of a computed column that holds no value, with no filter",
       );
     }
-    const table = await this.data.table(ctx, req.id);
+    const table = await this.data.table(ctx, req.id, undefined, req.branch);
     const computed = await this.data.use(ctx, table, 'read', async (dataset) => {
       const field = (await dataset.schema()).fields.find((f) => f.name === req.column);
       return field ? field.metadata.get(COMPUTED_COLUMN) === 'true' : undefined;
@@ -38,19 +38,20 @@ export class BackfillService {
     const { transactionId } = await queueTransactionWork(this.writer, this.queue, ctx, {
       operation: 'AlterTableBackfillColumns',
       what: 'backfill',
-      decide: (view) => decideRequestTableBackfill(view, { id: req.id, column: req.column, computed }),
-      job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], column: req.column }),
+      decide: (view) => decideRequestTableBackfill(view, { id: req.id, column: req.column, computed, branch: req.branch }),
+      job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], column: req.column, ...(req.branch !== undefined ? { branch: req.branch } : {}) }),
     });
     return { job_id: transactionId };
   }
 
-  /** The table a backfill job works on and where its transaction stands. */
-  jobOf(ctx: RequestContext, id: ObjectId, transactionId: string) {
-    return transactionWorkOf(this.projections, ctx, id, transactionId);
+  /** The table (on the job's branch) a backfill job works on, and where its transaction stands. */
+  async jobOf(ctx: RequestContext, id: ObjectId, transactionId: string, branch?: string) {
+    const work = await transactionWorkOf(this.projections, ctx, id, transactionId);
+    return { ...work, table: onBranch(work.table, branch) };
   }
 
   /** Fills the column's rows that hold no value; answers how many and the table's version after. */
-  async fill(ctx: RequestContext, table: TableState, column: string): Promise<{ rowsFilled: number; version: number }> {
+  async fill(ctx: RequestContext, table: TableOnBranch, column: string): Promise<{ rowsFilled: number; version: number }> {
     const dataset = await this.data.open(ctx, table);
     try {
       return await dataset.refreshColumn(column);

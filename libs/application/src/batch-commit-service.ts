@@ -3,12 +3,12 @@ import { BatchOperation, CatalogEvent, DeclareTable, ObjectId, Properties, Versi
 import { Warehouse } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
 import { RequestContext } from './request-context';
-import { VersionService, deletedCount, stagedVersions, versionJsonOf } from './version-service';
+import { VersionService, deletedCount, stagedVersions, versionCreatedIn, versionJsonOf } from './version-service';
 
 export type BatchCommitRequest =
   | { declare_table: { id: ObjectId; location?: string; properties: Properties } }
   | { create_table_version: CreateTableVersion }
-  | { delete_table_versions: { id: ObjectId; ranges: VersionRange[] } }
+  | { delete_table_versions: { id: ObjectId; ranges: VersionRange[]; branch?: string } }
   | { deregister_table: { id: ObjectId } };
 
 /** BatchCommitTables: mixed operations over several tables, appended as one atomic batch of events. */
@@ -65,7 +65,7 @@ function resultOf(op: BatchOperation, events: CatalogEvent[], transactionId: str
     case 'create_table_version':
       return {
         create_table_version: {
-          version: versionJsonOf(events[0] as Extract<CatalogEvent, { type: 'TableVersionCreated' }>),
+          version: versionJsonOf(versionCreatedIn(events)),
           transaction_id: transactionId,
         },
       };

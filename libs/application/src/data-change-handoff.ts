@@ -65,7 +65,7 @@ export class DataChangeHandoff {
   }
 
   /** The change a commit by `writer` of version `version` of table `id` carries, if a write here expects it. */
-  riderFor(view: CatalogView, writer: string | undefined, id: ObjectId, version: number): Rider | undefined {
+  riderFor(view: CatalogView, writer: string | undefined, id: ObjectId, version: number, branch?: string): Rider | undefined {
     const expected = writer === undefined ? undefined : this.expected.get(writer);
     if (!expected || expected.recorded || expected.riding) return undefined;
     if (view.table(id)?.uuid !== expected.change.tableUuid) return undefined;
@@ -74,7 +74,7 @@ export class DataChangeHandoff {
     return {
       // Stamped when it rides, so it is not older than the commit it records.
       metadata: { ...expected.metadata, occurredAt: new Date().toISOString() },
-      events: decideRecordTableDataChanged(view, { id, operation, version, rows }),
+      events: decideRecordTableDataChanged(view, { id, operation, version, rows, branch }),
       settled: (appended) => {
         expected.riding = false;
         if (appended) expected.recorded = { transactionId: expected.metadata.transactionId, version };

@@ -5,6 +5,12 @@ import { DataService } from './data-service';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
 
+/** Which table a request names, and on which branch (absent: main). */
+export interface OnTable {
+  id: ObjectId;
+  branch?: string;
+}
+
 export interface MergeInsertOptions {
   on: string[];
   whenMatchedUpdateAll: boolean;
@@ -25,13 +31,13 @@ export class DataMutationService {
 
   private async mutate<R extends { version: number }>(
     ctx: RequestContext,
-    id: ObjectId,
+    target: OnTable,
     operation: string,
     change: (table: LanceTable) => Promise<R>,
     rows?: (result: R) => number,
     columns: string[] = [],
   ): Promise<R & { transaction_id: string | undefined }> {
-    const table = await this.data.table(ctx, id);
+    const table = await this.data.table(ctx, target.id, undefined, target.branch);
     const result = await this.data.use(ctx, table, 'write', async (dataset) => {
       try {
         if (columns.length) requireColumns(await dataset.schema(), columns);
@@ -41,16 +47,16 @@ export class DataMutationService {
         throw lanceInputError(e, `${operation} failed`, operation === 'MergeInsert');
       }
     });
-    const transactionId = await this.data.recordDataChange(ctx, id, operation, result.version, rows?.(result));
+    const transactionId = await this.data.recordDataChange(ctx, target.id, operation, result.version, rows?.(result), target.branch);
     return { ...result, transaction_id: transactionId };
   }
 
-  async mergeInsert(ctx: RequestContext, id: ObjectId, data: arrow.Table, o: MergeInsertOptions) {
+  async mergeInsert(ctx: RequestContext, target: OnTable, data: arrow.Table, o: MergeInsertOptions) {
     if (!o.on.length) throw invalidInput("merge_insert needs 'on': the column(s) that match rows");
     if (!o.whenMatchedUpdateAll && !o.whenNotMatchedInsertAll && !o.whenNotMatchedBySourceDelete) {
       throw invalidInput('merge_insert needs at least one of when_matched_update_all, when_not_matched_insert_all, when_not_matched_by_source_delete');
     }
-    const r = await this.mutate(ctx, id, 'MergeInsert', async (t) => {
+    const r = await this.mutate(ctx, target, 'MergeInsert', async (t) => {
       let builder = t.mergeInsert(o.on);
       if (o.whenMatchedUpdateAll) builder = builder.whenMatchedUpdateAll(o.whenMatchedUpdateAllFilter ? { where: o.whenMatchedUpdateAllFilter } : undefined);
       if (o.whenNotMatchedInsertAll) builder = builder.whenNotMatchedInsertAll();
@@ -69,11 +75,11 @@ export class DataMutationService {
     };
   }
 
-  async update(ctx: RequestContext, id: ObjectId, predicate: string | undefined, updates: Array<[string, string]>) {
+  async update(ctx: RequestContext, target: OnTable, predicate: string | undefined, updates: Array<[string, string]>) {
     if (!updates.length) throw invalidInput('updates must hold at least one [column, SQL expression] pair');
     const r = await this.mutate(
       ctx,
-      id,
+      target,
       'Update',
       (t) => t.update({ valuesSql: Object.fromEntries(updates), ...(predicate ? { where: predicate } : {}) }),
       (u) => u.rowsUpdated,
@@ -82,42 +88,42 @@ export class DataMutationService {
     return { transaction_id: r.transaction_id, updated_rows: r.rowsUpdated, version: r.version };
   }
 
-  async delete(ctx: RequestContext, id: ObjectId, predicate: string) {
+  async delete(ctx: RequestContext, target: OnTable, predicate: string) {
     if (!predicate.trim()) throw invalidInput("predicate must not be empty; use 'true' to delete every row");
-    const r = await this.mutate(ctx, id, 'Delete', (t) => t.delete(predicate), (d) => d.numDeletedRows);
+    const r = await this.mutate(ctx, target, 'Delete', (t) => t.delete(predicate), (d) => d.numDeletedRows);
     return { transaction_id: r.transaction_id, num_deleted_rows: r.numDeletedRows, version: r.version };
   }
 
-  async addColumns(ctx: RequestContext, id: ObjectId, columns: Array<{ name: string; expression: string }>) {
+  async addColumns(ctx: RequestContext, target: OnTable, columns: Array<{ name: string; expression: string }>) {
     if (!columns.length) throw invalidInput('new_columns must hold at least one column');
-    const r = await this.mutate(ctx, id, 'AddColumns', (t) => t.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression }))));
+    const r = await this.mutate(ctx, target, 'AddColumns', (t) => t.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression }))));
     return { transaction_id: r.transaction_id, version: r.version };
   }
 
   /** Computed columns are declared empty, their expression kept as the field's binding; AlterTableBackfillColumns fills them. */
-  async addComputedColumns(ctx: RequestContext, id: ObjectId, columns: Array<{ name: string; expression: string }>) {
-    const r = await this.mutate(ctx, id, 'AddColumns', (t) => t.addColumns({ computed: columns.map((c) => ({ name: c.name, valueSql: c.expression })) }));
+  async addComputedColumns(ctx: RequestContext, target: OnTable, columns: Array<{ name: string; expression: string }>) {
+    const r = await this.mutate(ctx, target, 'AddColumns', (t) => t.addColumns({ computed: columns.map((c) => ({ name: c.name, valueSql: c.expression })) }));
     return { transaction_id: r.transaction_id, version: r.version };
   }
 
-  async alterColumns(ctx: RequestContext, id: ObjectId, alterations: Array<{ path: string; rename?: string; nullable?: boolean; dataType?: string }>) {
+  async alterColumns(ctx: RequestContext, target: OnTable, alterations: Array<{ path: string; rename?: string; nullable?: boolean; dataType?: string }>) {
     if (!alterations.length) throw invalidInput('alterations must hold at least one change');
-    const r = await this.mutate(ctx, id, 'AlterColumns', (t) => t.alterColumns(alterations), undefined, alterations.map((a) => a.path));
+    const r = await this.mutate(ctx, target, 'AlterColumns', (t) => t.alterColumns(alterations), undefined, alterations.map((a) => a.path));
     return { transaction_id: r.transaction_id, version: r.version };
   }
 
-  async dropColumns(ctx: RequestContext, id: ObjectId, columns: string[]) {
+  async dropColumns(ctx: RequestContext, target: OnTable, columns: string[]) {
     if (!columns.length) throw invalidInput('columns must name at least one column');
-    const r = await this.mutate(ctx, id, 'DropColumns', (t) => t.dropColumns(columns), undefined, columns);
+    const r = await this.mutate(ctx, target, 'DropColumns', (t) => t.dropColumns(columns), undefined, columns);
     return { transaction_id: r.transaction_id, version: r.version };
   }
 
-  async updateFieldMetadata(ctx: RequestContext, id: ObjectId, updates: Array<{ path: string; metadata: Record<string, string | null>; replace?: boolean }>) {
+  async updateFieldMetadata(ctx: RequestContext, target: OnTable, updates: Array<{ path: string; metadata: Record<string, string | null>; replace?: boolean }>) {
     if (!updates.length) throw invalidInput('updates must hold at least one field');
     // The schema after the change is read on the same open table, not by opening it again.
     const r = await this.mutate(
       ctx,
-      id,
+      target,
       'UpdateFieldMetadata',
       async (t) => {
         const result = await t.updateFieldMetadata(updates);
@@ -131,8 +137,8 @@ export class DataMutationService {
     return { transaction_id: r.transaction_id, version: r.version, fields: r.fields };
   }
 
-  async stats(ctx: RequestContext, id: ObjectId) {
-    const table = await this.data.table(ctx, id);
+  async stats(ctx: RequestContext, target: OnTable) {
+    const table = await this.data.table(ctx, target.id, undefined, target.branch);
     return this.data.use(ctx, table, 'read', async (dataset) => {
       const s = await dataset.stats();
       const l = s.fragmentStats.lengths;

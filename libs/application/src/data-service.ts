@@ -7,6 +7,8 @@ import {
   TableState,
   decideRecordTableDataChanged,
   isOnlyDeclared,
+  TableOnBranch,
+  onBranch,
   requireTable,
   requireVersion,
 } from '@app/catalog';
@@ -18,6 +20,10 @@ import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-han
 import { HnswSearch } from './hnsw-search';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
+
+
+/** A query of one version of one line of a table: `branch` absent is main, `version` absent its latest. */
+export type BranchQuery = TableQuery & { id: ObjectId; version?: number; branch?: string };
 
 export type InsertMode = 'Append' | 'Overwrite';
 export const INSERT_MODES: readonly InsertMode[] = ['Append', 'Overwrite'];
@@ -51,8 +57,9 @@ export class DataService {
     this.handoff = options.handoff ?? new DataChangeHandoff();
   }
 
-  async table(ctx: RequestContext, id: ObjectId, version?: number): Promise<TableState> {
-    return this.checked(requireTable(await this.view(ctx), id), version);
+  /** The table on `branch` (absent: main), refusing a version that line does not have. */
+  async table(ctx: RequestContext, id: ObjectId, version?: number, branch?: string): Promise<TableOnBranch> {
+    return this.checked(onBranch(requireTable(await this.view(ctx), id), branch), version);
   }
 
   private async view(ctx: RequestContext) {
@@ -60,7 +67,7 @@ export class DataService {
   }
 
   /** Refuses a version the table does not have. */
-  private async checked(table: TableState, version?: number): Promise<TableState> {
+  private async checked<T extends TableState>(table: T, version?: number): Promise<T> {
     if (version !== undefined) {
       if (table.managedVersioning) requireVersion(table, version);
       else if (!(await listManifestsOnDisk(this.files, table.location)).some((v) => v.version === version)) {
@@ -79,7 +86,7 @@ export class DataService {
    * Opens a table for reading (at a version) or writing; refuses a table that has no data yet. The
    * caller owns the handle and closes it: for long work (index builds) and pinned versions.
    */
-  async open(ctx: RequestContext, table: TableState, version?: number): Promise<LanceTable> {
+  async open(ctx: RequestContext, table: TableOnBranch, version?: number): Promise<LanceTable> {
     await this.refuseOnlyDeclared(table);
     return this.openFresh(ctx, table, version);
   }
@@ -92,7 +99,7 @@ export class DataService {
    */
   async use<T>(
     ctx: RequestContext,
-    table: TableState,
+    table: TableOnBranch,
     access: 'read' | 'write',
     work: (t: LanceTable, writer?: string) => Promise<T>,
     version?: number,
@@ -123,22 +130,22 @@ export class DataService {
     }
   }
 
-  private async openFresh(ctx: RequestContext, table: TableState, version?: number): Promise<LanceTable> {
+  private async openFresh(ctx: RequestContext, table: TableOnBranch, version?: number): Promise<LanceTable> {
     try {
       return table.managedVersioning
-        ? await this.lance.open(ctx.database, [...table.id], { version })
+        ? await this.lance.open(ctx.database, [...table.id], { version, branch: table.branch })
         : await this.lance.openAtLocation(table.location, version);
     } catch (e) {
       throw lanceInputError(e, 'opening the table failed');
     }
   }
 
-  async insertIntoTable(ctx: RequestContext, req: { id: ObjectId; mode: InsertMode; data: ArrowBody }) {
-    const table = await this.table(ctx, req.id);
+  async insertIntoTable(ctx: RequestContext, req: { id: ObjectId; mode: InsertMode; data: ArrowBody; branch?: string }) {
+    const table = await this.table(ctx, req.id, undefined, req.branch);
     const rows = req.data.table.numRows;
     const operation = req.mode === 'Overwrite' ? 'Overwrite' : 'Insert';
     let written: RecordedWrite;
-    if (await this.isOnlyDeclared(table)) {
+    if (table.branch === undefined && (await this.isOnlyDeclared(table))) {
       written = await this.writeFresh(ctx, table, req.data.table, 'create', operation);
     } else {
       const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
@@ -151,7 +158,7 @@ export class DataService {
           ),
         ),
       );
-      written = await this.recorded(ctx, req.id, expected, added.version);
+      written = await this.recorded(ctx, req.id, expected, added.version, table.branch);
     }
     return { transaction_id: written.transactionId, num_inserted_rows: rows, version: written.version };
   }
@@ -178,46 +185,48 @@ export class DataService {
   }
 
   /** The write's record: the one its commit carried, or one appended now when none did. */
-  private async recorded(ctx: RequestContext, id: ObjectId, expected: ExpectedChange, version: number): Promise<RecordedWrite> {
+  private async recorded(ctx: RequestContext, id: ObjectId, expected: ExpectedChange, version: number, branch?: string): Promise<RecordedWrite> {
     if (expected.recorded) return { version, transactionId: expected.recorded.transactionId };
     const { operation, rows } = expected.change;
-    return { version, transactionId: await this.recordDataChange(ctx, id, operation, version, rows) };
+    return { version, transactionId: await this.recordDataChange(ctx, id, operation, version, rows, branch) };
   }
 
-  async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string }): Promise<number> {
-    const table = await this.table(ctx, req.id, req.version);
+  async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string; branch?: string }): Promise<number> {
+    const table = await this.table(ctx, req.id, req.version, req.branch);
     if (await this.isOnlyDeclared(table)) return 0;
     return this.read(ctx, table, req.version, (dataset) => dataset.countRows(req.predicate), 'counting failed');
   }
 
   /** QueryTable: the matching rows as an Arrow IPC file (through a ready HNSW index when one fits). */
-  async queryTable(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<Uint8Array> {
+  async queryTable(ctx: RequestContext, req: BranchQuery): Promise<Uint8Array> {
     const { table, hnsw } = await this.target(ctx, req);
     if (hnsw) return toArrowFile((await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).rows);
     return this.read(ctx, table, req.version, (t) => queryIpcFile(buildLanceQuery(t, req)));
   }
 
-  async explainQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }, verbose: boolean): Promise<string> {
+  async explainQuery(ctx: RequestContext, req: BranchQuery, verbose: boolean): Promise<string> {
     const { table, hnsw } = await this.target(ctx, req);
     if (hnsw) return this.hnsw.explain(table, hnsw, req);
     return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).explainPlan(verbose));
   }
 
   /** Runs the query and reports what it did; called on a worker. */
-  async analyzeQuery(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }): Promise<string> {
+  async analyzeQuery(ctx: RequestContext, req: BranchQuery): Promise<string> {
     const { table, hnsw } = await this.target(ctx, req);
     if (hnsw) return (await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).plan;
     return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).analyzePlan());
   }
 
   /** The table a query reads, from one caught-up catalog state, and the HNSW index that serves it on the latest version, if any. */
-  private async target(ctx: RequestContext, req: TableQuery & { id: ObjectId; version?: number }) {
+  private async target(ctx: RequestContext, req: BranchQuery) {
     const view = await this.view(ctx);
-    const table = await this.checked(requireTable(view, req.id), req.version);
-    return { table, hnsw: req.version === undefined ? this.hnsw.indexFor(view, table, req) : undefined };
+    const table = await this.checked(onBranch(requireTable(view, req.id), req.branch), req.version);
+    // HNSW graphs are built from main's rows: a branch is searched by Lance alone.
+    const hnsw = req.version === undefined && table.branch === undefined ? this.hnsw.indexFor(view, table, req) : undefined;
+    return { table, hnsw };
   }
 
-  private read<T>(ctx: RequestContext, table: TableState, version: number | undefined, work: (t: LanceTable) => Promise<T>, failure = 'the query failed'): Promise<T> {
+  private read<T>(ctx: RequestContext, table: TableOnBranch, version: number | undefined, work: (t: LanceTable) => Promise<T>, failure = 'the query failed'): Promise<T> {
     return this.use(
       ctx,
       table,
@@ -231,9 +240,9 @@ export class DataService {
   }
 
   /** Records a server-side write as an event; answers its transaction id. */
-  async recordDataChange(ctx: RequestContext, id: ObjectId, operation: string, version: number, rows?: number): Promise<string | undefined> {
+  async recordDataChange(ctx: RequestContext, id: ObjectId, operation: string, version: number, rows?: number, branch?: string): Promise<string | undefined> {
     return this.writer.execute(ctx, operation === 'Restore' ? 'RestoreTable' : `${operation}Table`, (view) => ({
-      events: decideRecordTableDataChanged(view, { id, operation, version, rows }),
+      events: decideRecordTableDataChanged(view, { id, operation, version, rows, branch }),
       result: (transactionId) => transactionId,
     }));
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   CatalogError,
   CatalogEvent,
+  CatalogView,
   ErrorCode,
   IndexType,
   ObjectId,
@@ -11,6 +12,7 @@ import {
   decideDropTableIndex,
   decideRequestTableIndex,
   indexStatusOf,
+  onBranch,
   requireIndex,
   requireTable,
   takePage,
@@ -47,10 +49,10 @@ export class IndexService {
 
   async createTableIndex(
     ctx: RequestContext,
-    req: { id: ObjectId; name?: string; column: string; indexType: IndexType; params: IndexParams },
+    req: { id: ObjectId; name?: string; column: string; indexType: IndexType; params: IndexParams; branch?: string },
   ) {
     checkIndexParams(req.indexType, req.params);
-    const table = await this.data.table(ctx, req.id);
+    const table = await this.data.table(ctx, req.id, undefined, req.branch);
     await this.data.use(ctx, table, 'read', async (dataset) => {
       checkIndexColumn(req.indexType, await dataset.schema(), req.column);
       if (req.name && (await dataset.listIndices()).some((i) => i.name === req.name)) {
@@ -67,17 +69,24 @@ export class IndexService {
           column: req.column,
           indexType: req.indexType,
           params: req.params as Record<string, unknown>,
+          branch: req.branch,
         }),
-      job: (id, recorded) => ({ database: ctx.database, transactionId: id, table: [...req.id], indexName: indexNameOf(recorded) }),
+      job: (id, recorded) => ({
+        database: ctx.database,
+        transactionId: id,
+        table: [...req.id],
+        indexName: indexNameOf(recorded),
+        ...(req.branch !== undefined ? { branch: req.branch } : {}),
+      }),
     });
     const indexName = indexNameOf(events);
     return { transaction_id: transactionId, index_name: indexName };
   }
 
   /** Indexes the catalog is building or built, and any a client built itself, in name order. */
-  async listTableIndices(ctx: RequestContext, req: { id: ObjectId; version?: number; page: PageRequest }) {
+  async listTableIndices(ctx: RequestContext, req: { id: ObjectId; version?: number; page: PageRequest; branch?: string }) {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    const table = await this.data.table(ctx, req.id, req.version);
+    const table = await this.data.table(ctx, req.id, req.version, req.branch);
     const listed = new Map<string, IndexListing>();
     for (const index of table.indexes.values()) {
       listed.set(index.name, {
@@ -108,8 +117,8 @@ export class IndexService {
     return { indexes: page.items, page_token: page.pageToken };
   }
 
-  async describeIndexStats(ctx: RequestContext, id: ObjectId, name: string, version?: number) {
-    const table = await this.data.table(ctx, id, version);
+  async describeIndexStats(ctx: RequestContext, id: ObjectId, name: string, version?: number, branch?: string) {
+    const table = await this.data.table(ctx, id, version, branch);
     return this.data.use(ctx, table, 'read', async (dataset) => {
       const stats = await dataset.indexStats(name).catch((e) => {
         throw lanceInputError(e, 'reading index statistics failed');
@@ -137,8 +146,8 @@ export class IndexService {
     }, version);
   }
 
-  async dropTableIndex(ctx: RequestContext, id: ObjectId, name: string) {
-    const table = await this.data.table(ctx, id);
+  async dropTableIndex(ctx: RequestContext, id: ObjectId, name: string, branch?: string) {
+    const table = await this.data.table(ctx, id, undefined, branch);
     let built = false;
     if (!(await this.data.isOnlyDeclared(table))) {
       built = await this.data.use(ctx, table, 'write', async (dataset) => {
@@ -154,16 +163,16 @@ export class IndexService {
     if (!built && !table.indexes.has(name)) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
     if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(this.data.files, table.location, name);
     return this.writer.execute(ctx, 'DropTableIndex', (view) => ({
-      events: view.table(id)?.indexes.has(name) ? decideDropTableIndex(view, id, name) : [],
+      events: recordedIndex(view, id, name, branch) ? decideDropTableIndex(view, id, name, branch) : [],
       result: (transactionId) => ({ transaction_id: transactionId }),
     }));
   }
 
   /** The worker's view of a build: the index request and its transaction's status. */
-  async buildOf(ctx: RequestContext, id: ObjectId, name: string, transactionId: string) {
+  async buildOf(ctx: RequestContext, id: ObjectId, name: string, transactionId: string, branch?: string) {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    const table = requireTable(view, id);
-    const index = requireIndex(view, id, name);
+    const table = onBranch(requireTable(view, id), branch);
+    const index = requireIndex(view, id, name, branch);
     if (index.transactionId !== transactionId) throw new CatalogError(ErrorCode.TransactionNotFound, 'the index was requested again since');
     return { table, index, status: view.transaction(transactionId)!.status };
   }
@@ -171,6 +180,12 @@ export class IndexService {
   setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Properties = {}) {
     return recordTransactionStatus(this.writer, ctx, transactionId, status, properties);
   }
+}
+
+/** Whether the catalog holds a request for the index on that line of the table (branches may be gone). */
+function recordedIndex(view: CatalogView, id: ObjectId, name: string, branch: string | undefined): boolean {
+  const table = view.table(id);
+  return !!(branch === undefined ? table : table?.branches?.get(branch))?.indexes.has(name);
 }
 
 function indexNameOf(events: CatalogEvent[]): string {

@@ -23,3 +23,4 @@ export * from './analysis-service';
 export * from './manifest-journal';
 export * from './purge-queue.port';
 export * from './purge-service';
+export * from './branch-service';

@@ -7,6 +7,8 @@ import {
   PageRequest,
   Properties,
   RegisterTableMode,
+  TableOnBranch,
+  onBranch,
   TableState,
   decideDeclareTable,
   decideDeregisterTable,
@@ -44,6 +46,8 @@ export interface DescribeTableRequest {
   checkDeclared: boolean;
   /** False leaves credentials out of the storage options (absent: they are answered). */
   vendCredentials?: boolean;
+  /** Absent: the main branch. */
+  branch?: string;
 }
 
 /** Storage options that are credentials, left out when a caller asks for none. */
@@ -130,7 +134,7 @@ export class TableService {
   }
 
   async describeTable(ctx: RequestContext, req: DescribeTableRequest) {
-    const table = requireTable(await this.view(ctx), req.id);
+    const table = onBranch(requireTable(await this.view(ctx), req.id), req.branch);
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
@@ -144,7 +148,7 @@ export class TableService {
     if (table.managedVersioning && table.latestVersion !== undefined) answer.version = req.version ?? table.latestVersion;
     if (req.loadDetailedMetadata && !onlyDeclared) {
       const dataset = table.managedVersioning
-        ? await this.lance.open(ctx.database, [...table.id], { version: req.version })
+        ? await this.lance.open(ctx.database, [...table.id], { version: req.version, branch: table.branch })
         : await this.lance.openAtLocation(table.location, req.version);
       try {
         const details = await this.lance.describeDetails(dataset, table.location);
@@ -216,14 +220,14 @@ export class TableService {
    * Restoring writes a new manifest, so it goes through Lance; on a managed table Lance commits
    * through this catalog (a TableVersionCreated of its own), and the restore itself is recorded too.
    */
-  async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number }) {
-    const table = requireTable(await this.view(ctx), req.id);
+  async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number; branch?: string }) {
+    const table = onBranch(requireTable(await this.view(ctx), req.id), req.branch);
     if (table.managedVersioning) requireVersion(table, req.version);
     else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
       throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
     }
     const dataset = table.managedVersioning
-      ? await this.lance.open(ctx.database, [...table.id])
+      ? await this.lance.open(ctx.database, [...table.id], { branch: table.branch })
       : await this.lance.openAtLocation(table.location);
     let newVersion: number;
     try {
@@ -232,12 +236,12 @@ export class TableService {
       dataset.close();
     }
     return this.writer.execute(ctx, 'RestoreTable', (view) => ({
-      events: decideRecordTableRestored(view, { id: req.id, fromVersion: req.version, version: newVersion }),
+      events: decideRecordTableRestored(view, { id: req.id, fromVersion: req.version, version: newVersion, ...(table.branch !== undefined ? { branch: table.branch } : {}) }),
       result: (transactionId) => ({ transaction_id: transactionId, version: newVersion }),
     }));
   }
 
-  private async onlyDeclared(table: TableState): Promise<boolean> {
+  private async onlyDeclared(table: TableOnBranch): Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
     return (await listManifestsOnDisk(this.warehouse.files, table.location)).length === 0;
   }

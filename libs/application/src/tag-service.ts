@@ -12,36 +12,35 @@ import { RequestContext } from './request-context';
  * (`tagFiles`), since Lance cannot.
  */
 export class TagService {
+  /** Lance's tag files read as they are: Lance's own listing leaves out the branch of each tag. */
+  private readonly tagReader: TagFiles;
+
   constructor(
     private readonly data: DataService,
     private readonly writer: CatalogWriter,
     private readonly tagFiles?: TagFiles,
-  ) {}
+  ) {
+    this.tagReader = tagFiles ?? new TagFiles(data.files);
+  }
 
-  private record(ctx: RequestContext, id: ObjectId, tag: string, change: 'created' | 'updated' | 'deleted', version?: number) {
+  private record(ctx: RequestContext, id: ObjectId, tag: string, change: 'created' | 'updated' | 'deleted', version?: number, branch?: string) {
     const operation = { created: 'CreateTableTag', updated: 'UpdateTableTag', deleted: 'DeleteTableTag' }[change];
     return this.writer.execute(ctx, operation, (view) => ({
-      events: decideRecordTableTagChanged(view, { id, tag, change, version }),
+      events: decideRecordTableTagChanged(view, { id, tag, change, version, branch }),
       result: (transactionId) => ({ transaction_id: transactionId }),
     }));
   }
 
-  private async withTable<T>(ctx: RequestContext, id: ObjectId, work: (t: LanceTable) => Promise<T>): Promise<T> {
-    const table = await this.data.table(ctx, id);
+  private async withTable<T>(ctx: RequestContext, id: ObjectId, work: (t: LanceTable) => Promise<T>, branch?: string): Promise<T> {
+    const table = await this.data.table(ctx, id, undefined, branch);
     // Tags live in `_refs/`, not in versions: changing one commits nothing, so reading access will do.
     return this.data.use(ctx, table, 'read', work);
   }
 
   private async listOf(ctx: RequestContext, id: ObjectId): Promise<Record<string, TagRecord>> {
-    if (this.tagFiles) {
-      const table = await this.data.table(ctx, id);
-      if (await this.data.isOnlyDeclared(table)) throw new CatalogError(ErrorCode.TableNotFound, `table '${id.join(ctx.delimiter)}' has no data yet`);
-      return this.tagFiles.list(table.location);
-    }
-    return this.withTable(ctx, id, async (t) => {
-      const tags = await (await t.tags()).list();
-      return Object.fromEntries(Object.entries(tags).map(([n, c]) => [n, { version: c.version, manifestSize: c.manifestSize }]));
-    });
+    const table = await this.data.table(ctx, id);
+    if (await this.data.isOnlyDeclared(table)) throw new CatalogError(ErrorCode.TableNotFound, `table '${id.join(ctx.delimiter)}' has no data yet`);
+    return this.tagReader.list(table.location);
   }
 
   async listTags(ctx: RequestContext, id: ObjectId, page: PageRequest) {
@@ -51,46 +50,58 @@ export class TagService {
       .sort();
     const result = takePage(names, page.limit, (n) => n);
     return {
-      tags: Object.fromEntries(result.items.map((n) => [n, { version: tags[n].version, manifestSize: tags[n].manifestSize }])),
+      tags: Object.fromEntries(result.items.map((n) => [n, tagContents(tags[n])])),
       page_token: result.pageToken,
     };
   }
 
   async getTagVersion(ctx: RequestContext, id: ObjectId, tag: string) {
-    return { version: versionOf(await this.listOf(ctx, id), tag) };
+    const tags = await this.listOf(ctx, id);
+    versionOf(tags, tag);
+    const { manifestSize: _m, ...answer } = tagContents(tags[tag]);
+    return answer;
   }
 
-  async createTag(ctx: RequestContext, id: ObjectId, tag: string, version: number) {
+  /** `branch`: the branch `version` lives on (absent: main); the tag still lives with the table. */
+  async createTag(ctx: RequestContext, id: ObjectId, tag: string, version: number, branch?: string) {
     checkTagName(tag);
     if ((await this.listOf(ctx, id))[tag]) throw new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`);
-    const table = await this.data.table(ctx, id, version);
+    const table = await this.data.table(ctx, id, version, branch);
     if (this.tagFiles) {
-      if (!(await this.tagFiles.put(table.location, tag, version, 'create'))) {
+      if (!(await this.tagFiles.put(table.location, tag, version, 'create', branch))) {
         throw new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`);
       }
     } else {
-      await this.withTable(ctx, id, async (t) =>
-        (await t.tags()).create(tag, version).catch((e) => {
-          throw lanceInputError(e, 'creating the tag failed');
-        }),
+      await this.withTable(
+        ctx,
+        id,
+        async (t) =>
+          (await t.tags()).create(tag, version).catch((e) => {
+            throw lanceInputError(e, 'creating the tag failed');
+          }),
+        branch,
       );
     }
-    return this.record(ctx, id, tag, 'created', version);
+    return this.record(ctx, id, tag, 'created', version, branch);
   }
 
-  async updateTag(ctx: RequestContext, id: ObjectId, tag: string, version: number) {
+  async updateTag(ctx: RequestContext, id: ObjectId, tag: string, version: number, branch?: string) {
     versionOf(await this.listOf(ctx, id), tag);
-    const table = await this.data.table(ctx, id, version);
+    const table = await this.data.table(ctx, id, version, branch);
     if (this.tagFiles) {
-      if (!(await this.tagFiles.put(table.location, tag, version, 'update'))) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${tag}' does not exist`);
+      if (!(await this.tagFiles.put(table.location, tag, version, 'update', branch))) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${tag}' does not exist`);
     } else {
-      await this.withTable(ctx, id, async (t) =>
-        (await t.tags()).update(tag, version).catch((e) => {
-          throw lanceInputError(e, 'updating the tag failed');
-        }),
+      await this.withTable(
+        ctx,
+        id,
+        async (t) =>
+          (await t.tags()).update(tag, version).catch((e) => {
+            throw lanceInputError(e, 'updating the tag failed');
+          }),
+        branch,
       );
     }
-    return this.record(ctx, id, tag, 'updated', version);
+    return this.record(ctx, id, tag, 'updated', version, branch);
   }
 
   async deleteTag(ctx: RequestContext, id: ObjectId, tag: string) {
@@ -99,6 +110,11 @@ export class TagService {
     else await this.withTable(ctx, id, async (t) => (await t.tags()).delete(tag));
     return this.record(ctx, id, tag, 'deleted');
   }
+}
+
+/** TagContents as the spec has it: `branch` only when the version is not on main. */
+function tagContents(t: TagRecord) {
+  return { version: t.version, manifestSize: t.manifestSize, ...(t.branch ? { branch: t.branch } : {}) };
 }
 
 function versionOf(tags: Record<string, TagRecord>, tag: string): number {

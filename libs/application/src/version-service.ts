@@ -6,10 +6,17 @@ import {
   ErrorCode,
   ObjectId,
   PageRequest,
+  TableOnBranch,
+  onBranch,
+  onWhat,
+  refuseBranchOfUnmanaged,
   TableState,
   VersionRange,
   VersionRecord,
+  branchLocation,
   decideBatch,
+  decideDeleteTableBranch,
+  finalManifestName,
   decideCreateTableVersion,
   decideDeleteTableVersions,
   displayId,
@@ -20,7 +27,7 @@ import {
 } from '@app/catalog';
 import { FinalisedManifest, ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
-import { TableFiles } from '@app/storage';
+import { TableFiles, joinLocation } from '@app/storage';
 import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
 import { DataChangeHandoff } from './data-change-handoff';
 import { RequestContext } from './request-context';
@@ -45,13 +52,21 @@ export class VersionService {
     return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
   }
 
-  async listTableVersions(ctx: RequestContext, id: ObjectId, page: PageRequest, descending: boolean) {
-    const view = await this.view(ctx);
+  async listTableVersions(ctx: RequestContext, id: ObjectId, page: PageRequest, descending: boolean, branch?: string) {
+    let view = await this.view(ctx);
     const table = requireTable(view, id);
     if (table.managedVersioning) {
-      const result = listTableVersions(view, id, page, descending);
+      if (branch !== undefined && (await this.branchFilesGone(table, branch))) {
+        await this.writer.execute(ctx, 'DeleteTableBranch', (now) => ({
+          events: decideDeleteTableBranch(now, id, branch, 'its files were removed outside the catalog (a Lance client deleted the branch)'),
+          result: () => undefined,
+        }));
+        view = await this.view(ctx);
+      }
+      const result = listTableVersions(view, id, page, descending, branch);
       return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
     }
+    refuseBranchOfUnmanaged(table, branch);
     const onDisk = await listManifestsOnDisk(this.files, table.location);
     const after = page.pageToken === undefined ? undefined : Number(page.pageToken);
     const ordered = (descending ? onDisk.reverse() : onDisk).filter(
@@ -61,10 +76,25 @@ export class VersionService {
     return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
   }
 
-  async describeTableVersion(ctx: RequestContext, id: ObjectId, version: number | undefined) {
+  /**
+   * Lance's own branch delete removes the branch's files without a call to the catalog; before
+   * Lance makes a branch it lists the branch's versions, so a branch whose latest manifest is gone
+   * is found here and recorded deleted (a branch being made has its first manifest before the
+   * catalog lists any version of it).
+   */
+  private async branchFilesGone(table: TableState, branch: string): Promise<boolean> {
+    const line = table.branches?.get(branch);
+    if (!line || line.latestVersion === undefined) return false;
+    const record = line.versions.get(line.latestVersion)!;
+    const manifest = joinLocation(branchLocation(table.location, branch), '_versions', finalManifestName(record.version, record.namingScheme));
+    return (await this.files.head(manifest)) === undefined;
+  }
+
+  async describeTableVersion(ctx: RequestContext, id: ObjectId, version: number | undefined, branch?: string) {
     const table = requireTable(await this.view(ctx), id);
+    const line = onBranch(table, branch);
     const record = table.managedVersioning
-      ? requireVersion(table, version ?? latestOf(table))
+      ? requireVersion(line, version ?? latestOf(line))
       : await this.versionOnDisk(table, version);
     return { version: tableVersionJson(record) };
   }
@@ -73,19 +103,20 @@ export class VersionService {
   createTableVersion(ctx: RequestContext, cmd: CreateTableVersion, writer?: string) {
     return this.writer.execute(ctx, 'CreateTableVersion', (view) => {
       const events = decideCreateTableVersion(view, cmd);
-      const rider = this.handoff?.riderFor(view, writer, cmd.id, cmd.version);
+      const created = versionCreatedIn(events);
+      const rider = this.handoff?.riderFor(view, writer, cmd.id, cmd.version, cmd.branch);
       return {
         events,
         ...(rider ? { riders: [rider] } : {}),
-        prepare: () => this.finalise(ctx, [[cmd.stagingManifestPath, events[0] as VersionCreated]]),
-        result: (transactionId) => ({ version: versionJsonOf(events[0] as VersionCreated), transaction_id: transactionId }),
+        prepare: () => this.finalise(ctx, [[cmd.stagingManifestPath, created]]),
+        result: (transactionId) => ({ version: versionJsonOf(created), transaction_id: transactionId }),
       };
     });
   }
 
-  batchDeleteTableVersions(ctx: RequestContext, id: ObjectId, ranges: VersionRange[]) {
+  batchDeleteTableVersions(ctx: RequestContext, id: ObjectId, ranges: VersionRange[], branch?: string) {
     return this.writer.execute(ctx, 'BatchDeleteTableVersions', (view) => {
-      const events = decideDeleteTableVersions(view, id, ranges);
+      const events = decideDeleteTableVersions(view, id, ranges, branch);
       return { events, result: (transactionId) => ({ deleted_count: deletedCount(events), transaction_id: transactionId }) };
     });
   }
@@ -98,7 +129,7 @@ export class VersionService {
         events: decision.events,
         prepare: () => this.finalise(ctx, stagedVersions(operations, decision.perOperation)),
         result: (transactionId) => ({
-          versions: decision.events.map((e) => versionJsonOf(e as VersionCreated)),
+          versions: decision.events.filter((e): e is VersionCreated => e.type === 'TableVersionCreated').map(versionJsonOf),
           transaction_id: transactionId,
         }),
       };
@@ -118,8 +149,9 @@ export class VersionService {
       const view = await this.projections.current(ctx.database).then((p) => p.state, () => undefined);
       for (const [manifest, event] of [...finalised].reverse()) {
         const table = view?.table(event.data.table);
-        const recorded = view ? table?.uuid === event.data.tableUuid && table.versions.has(event.data.version) : true;
-        await this.finaliser.discard(manifest, recorded, recorded ? table?.versions.get(event.data.version)?.manifestSize : undefined);
+        const line = event.data.branch === undefined ? table : table?.branches?.get(event.data.branch);
+        const recorded = view ? table?.uuid === event.data.tableUuid && !!line?.versions.has(event.data.version) : true;
+        await this.finaliser.discard(manifest, recorded, recorded ? line?.versions.get(event.data.version)?.manifestSize : undefined);
       }
     };
     const files: Prepared['files'] = [];
@@ -156,15 +188,21 @@ export class VersionService {
   }
 }
 
-function latestOf(table: TableState): number {
+function latestOf(table: TableOnBranch): number {
   if (table.latestVersion === undefined) {
-    throw new CatalogError(ErrorCode.TableVersionNotFound, `table '${displayId(table.id)}' has no version yet`);
+    throw new CatalogError(ErrorCode.TableVersionNotFound, `${onWhat(table)} has no version yet`);
   }
   return table.latestVersion;
 }
 
+
+/** The version a commit's events record (a branch's first commit also records the branch). */
+export function versionCreatedIn(events: CatalogEvent[]): VersionCreated {
+  return events.find((e): e is VersionCreated => e.type === 'TableVersionCreated')!;
+}
+
 export function versionJsonOf(event: VersionCreated) {
-  const { table: _t, tableUuid: _u, ...record } = event.data;
+  const { table: _t, tableUuid: _u, branch: _b, ...record } = event.data;
   return tableVersionJson(record);
 }
 
@@ -175,7 +213,7 @@ export function deletedCount(events: CatalogEvent[]): number {
 export function stagedVersions(operations: BatchOperation[], perOperation: CatalogEvent[][]): Array<[string, VersionCreated]> {
   const staged: Array<[string, VersionCreated]> = [];
   operations.forEach((op, i) => {
-    if (op.kind === 'create_table_version') staged.push([op.command.stagingManifestPath, perOperation[i][0] as VersionCreated]);
+    if (op.kind === 'create_table_version') staged.push([op.command.stagingManifestPath, versionCreatedIn(perOperation[i])]);
   });
   return staged;
 }

@@ -2,6 +2,7 @@ import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent } from './events';
 import { ObjectId, displayId } from './ids';
 import { CatalogView } from './state';
+import { onBranch } from './branch-commands';
 import { requireTable } from './table-commands';
 
 export interface RequestTableBackfill {
@@ -9,11 +10,13 @@ export interface RequestTableBackfill {
   column: string;
   /** Whether the column is a computed one (its field carries a computed-column binding). */
   computed: boolean | undefined;
+  /** Absent: the main branch. */
+  branch?: string;
 }
 
 /** A computed column's rows are filled by a worker; the request is recorded as a Queued transaction. */
 export function decideRequestTableBackfill(view: CatalogView, cmd: RequestTableBackfill): CatalogEvent[] {
-  const table = requireTable(view, cmd.id);
+  const table = onBranch(requireTable(view, cmd.id), cmd.branch);
   if (cmd.computed === undefined) {
     throw new CatalogError(ErrorCode.TableColumnNotFound, `column '${cmd.column}' does not exist in table '${displayId(cmd.id)}'`);
   }
@@ -23,7 +26,8 @@ export function decideRequestTableBackfill(view: CatalogView, cmd: RequestTableB
       'Declare one with AlterTableAddColumns and a `computed` SQL expression.',
     );
   }
-  return [{ type: 'TableBackfillRequested', data: { table: table.id, tableUuid: table.uuid, column: cmd.column } }];
+  const on = table.branch !== undefined ? { branch: table.branch } : {};
+  return [{ type: 'TableBackfillRequested', data: { table: table.id, tableUuid: table.uuid, column: cmd.column, ...on } }];
 }
 
 /** A materialized view's refresh is a worker's job too, recorded as a Queued transaction. */

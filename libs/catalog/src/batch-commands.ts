@@ -9,7 +9,7 @@ import { CreateTableVersion, VersionRange, decideCreateTableVersion, decideDelet
 export type BatchOperation =
   | { kind: 'declare_table'; command: DeclareTable }
   | { kind: 'create_table_version'; command: CreateTableVersion }
-  | { kind: 'delete_table_versions'; id: ObjectId; ranges: VersionRange[] }
+  | { kind: 'delete_table_versions'; id: ObjectId; ranges: VersionRange[]; branch?: string }
   | { kind: 'deregister_table'; id: ObjectId };
 
 export interface BatchDecision {
@@ -48,7 +48,7 @@ function decideOne(view: CatalogView, op: BatchOperation): CatalogEvent[] {
     case 'create_table_version':
       return decideCreateTableVersion(view, op.command);
     case 'delete_table_versions':
-      return decideDeleteTableVersions(view, op.id, op.ranges);
+      return decideDeleteTableVersions(view, op.id, op.ranges, op.branch);
     case 'deregister_table':
       return decideDeregisterTable(view, op.id);
   }

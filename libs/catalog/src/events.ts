@@ -48,20 +48,41 @@ export type CatalogEvent =
   /** The location was registered again before its purge (how a dropped table is brought back). */
   | { type: 'TablePurgeCanceled'; data: TableRef & { location: string; reason: string } }
   | { type: 'TableRenamed'; data: TableRef & { newTable: ObjectId } }
-  | { type: 'TableVersionCreated'; data: TableRef & VersionRecord }
-  | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[] } }
-  | { type: 'TableRestored'; data: TableRef & { fromVersion: number; version?: number } }
+  /** `branch` absent: the main branch. */
+  | { type: 'TableVersionCreated'; data: TableRef & VersionRecord & { branch?: string } }
+  | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[]; branch?: string } }
+  /**
+   * A branch of the table, started from `parentVersion` of `parentBranch` (absent: main).
+   * `recordedBy: 'commit'`: first seen as a client's commit on it, whose parent branch only Lance's
+   * ref file names (see BranchState).
+   */
+  | {
+      type: 'TableBranchCreated';
+      data: TableRef & {
+        branch: string;
+        parentBranch?: string;
+        parentVersion: number;
+        createdAtMillis: number;
+        recordedBy: 'CreateTableBranch' | 'commit';
+      };
+    }
+  /** `reason`: set when the catalog found the branch's files already removed by a client. */
+  | { type: 'TableBranchDeleted'; data: TableRef & { branch: string; reason?: string } }
+  | { type: 'TableRestored'; data: TableRef & { fromVersion: number; version?: number; branch?: string } }
   | {
       type: 'TableIndexRequested';
-      data: TableRef & { indexName: string; columns: string[]; indexType: string; params: Record<string, unknown> };
+      data: TableRef & { indexName: string; columns: string[]; indexType: string; params: Record<string, unknown>; branch?: string };
     }
-  | { type: 'TableTagChanged'; data: TableRef & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number } }
+  | {
+      type: 'TableTagChanged';
+      data: TableRef & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number; branch?: string };
+    }
   /** A worker is to fill the rows of a computed column that hold no value yet (AlterTableBackfillColumns). */
-  | { type: 'TableBackfillRequested'; data: TableRef & { column: string } }
+  | { type: 'TableBackfillRequested'; data: TableRef & { column: string; branch?: string } }
   /** A worker is to refresh a materialized view from its source (RefreshMaterializedView). */
   | { type: 'MaterializedViewRefreshRequested'; data: TableRef & { sourceVersion?: number } }
-  | { type: 'TableIndexDropped'; data: TableRef & { indexName: string } }
-  | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number } }
+  | { type: 'TableIndexDropped'; data: TableRef & { indexName: string; branch?: string } }
+  | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number; branch?: string } }
   | {
       type: 'TransactionAltered';
       data: {
@@ -103,6 +124,8 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableRenamed',
   'TableVersionCreated',
   'TableVersionsDeleted',
+  'TableBranchCreated',
+  'TableBranchDeleted',
   'TableRestored',
   'TableDataChanged',
   'TableIndexRequested',

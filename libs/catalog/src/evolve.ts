@@ -1,5 +1,6 @@
 import { CatalogEnvelope, VersionRecord } from './events';
 import { CatalogStore, TableState } from './state';
+import { branchLocation } from './manifest-names';
 import { TableVersions } from './table-versions';
 
 /** Events that ask a worker for work: their transaction starts Queued. */
@@ -78,23 +79,50 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     case 'TableVersionCreated': {
       const table = store.tableForUpdate(event.data.table);
       if (!table) return;
-      const { table: _id, tableUuid: _uuid, ...record } = event.data;
-      addVersion(table, record);
+      const { table: _id, tableUuid: _uuid, branch, ...record } = event.data;
+      if (branch === undefined) addVersion(table, record);
+      else {
+        const line = table.branches?.get(branch);
+        if (!line) return;
+        line.versions.add(record);
+        if (line.latestVersion === undefined || record.version > line.latestVersion) line.latestVersion = record.version;
+      }
       return;
     }
     case 'TableVersionsDeleted': {
       const table = store.tableForUpdate(event.data.table);
-      if (!table) return;
-      for (const v of event.data.versions) table.versions.delete(v);
-      if (table.latestVersion !== undefined && !table.versions.has(table.latestVersion)) {
-        table.latestVersion = table.versions.latest();
+      const line = event.data.branch === undefined ? table : table?.branches?.get(event.data.branch);
+      if (!line) return;
+      for (const v of event.data.versions) line.versions.delete(v);
+      if (line.latestVersion !== undefined && !line.versions.has(line.latestVersion)) {
+        line.latestVersion = line.versions.latest();
       }
+      return;
+    }
+    case 'TableBranchCreated': {
+      const table = store.tableForUpdate(event.data.table);
+      if (!table) return;
+      const { table: _id, tableUuid: _uuid, branch, ...origin } = event.data;
+      table.branches ??= new Map();
+      table.branches.set(branch, {
+        name: branch,
+        ...origin,
+        versions: new TableVersions(branchLocation(table.location, branch)),
+        indexes: new Map(),
+      });
+      return;
+    }
+    case 'TableBranchDeleted': {
+      const table = store.tableForUpdate(event.data.table);
+      table?.branches?.delete(event.data.branch);
+      if (table?.branches?.size === 0) delete table.branches;
       return;
     }
     case 'TableIndexRequested': {
       const table = store.tableForUpdate(event.data.table);
-      if (!table) return;
-      table.indexes.set(event.data.indexName, {
+      const line = event.data.branch === undefined ? table : table?.branches?.get(event.data.branch);
+      if (!line) return;
+      line.indexes.set(event.data.indexName, {
         name: event.data.indexName,
         columns: event.data.columns,
         indexType: event.data.indexType,
@@ -102,15 +130,23 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         transactionId: metadata.transactionId,
       });
       const tx = store.transactionForUpdate(metadata.transactionId);
-      if (tx) Object.assign(tx.properties, { index_name: event.data.indexName, index_type: event.data.indexType });
+      if (tx) {
+        Object.assign(tx.properties, { index_name: event.data.indexName, index_type: event.data.indexType });
+        if (event.data.branch !== undefined) tx.properties.branch = event.data.branch;
+      }
       return;
     }
-    case 'TableIndexDropped':
-      store.tableForUpdate(event.data.table)?.indexes.delete(event.data.indexName);
+    case 'TableIndexDropped': {
+      const table = store.tableForUpdate(event.data.table);
+      (event.data.branch === undefined ? table : table?.branches?.get(event.data.branch))?.indexes.delete(event.data.indexName);
       return;
+    }
     case 'TableBackfillRequested': {
       const tx = store.transactionForUpdate(metadata.transactionId);
-      if (tx) tx.properties.column = event.data.column;
+      if (tx) {
+        tx.properties.column = event.data.column;
+        if (event.data.branch !== undefined) tx.properties.branch = event.data.branch;
+      }
       return;
     }
     case 'MaterializedViewRefreshRequested':

@@ -2,7 +2,9 @@ import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent } from './events';
 import { ObjectId, displayId } from './ids';
 import { CatalogView, IndexState, TableState } from './state';
+import { onBranch } from './branch-commands';
 import { requireTable } from './table-commands';
+import { onWhat } from './version-commands';
 
 /** The index types the catalog builds: Lance's own, plus HNSW kept beside the dataset. */
 export const VECTOR_INDEX_TYPES = ['IVF_FLAT', 'IVF_PQ', 'IVF_HNSW_SQ', 'IVF_HNSW_PQ', 'HNSW'] as const;
@@ -47,6 +49,8 @@ function liveIndex(view: CatalogView, table: TableState, name: string): IndexSta
 
 export interface RequestTableIndex {
   id: ObjectId;
+  /** Absent: the main branch. */
+  branch?: string;
   indexName?: string;
   column: string;
   indexType: IndexType;
@@ -61,7 +65,14 @@ export function defaultIndexName(table: TableState, column: string): string {
 }
 
 export function decideRequestTableIndex(view: CatalogView, cmd: RequestTableIndex): CatalogEvent[] {
-  const table = requireTable(view, cmd.id);
+  const table = onBranch(requireTable(view, cmd.id), cmd.branch);
+  if (cmd.indexType === 'HNSW' && table.branch !== undefined) {
+    throw new CatalogError(
+      ErrorCode.Unsupported,
+      'HNSW graphs are kept by this catalog for the main branch only',
+      'On a branch, build one of Lance\'s own vector indexes (IVF_HNSW_SQ, IVF_PQ...).',
+    );
+  }
   const indexName = cmd.indexName ?? defaultIndexName(table, cmd.column);
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(indexName)) {
     throw invalidInput(`index name '${indexName}' must be 1-128 characters of [A-Za-z0-9_-]`);
@@ -72,20 +83,29 @@ export function decideRequestTableIndex(view: CatalogView, cmd: RequestTableInde
   return [
     {
       type: 'TableIndexRequested',
-      data: { table: table.id, tableUuid: table.uuid, indexName, columns: [cmd.column], indexType: cmd.indexType, params: cmd.params },
+      data: {
+        table: table.id,
+        tableUuid: table.uuid,
+        indexName,
+        columns: [cmd.column],
+        indexType: cmd.indexType,
+        params: cmd.params,
+        ...(table.branch !== undefined ? { branch: table.branch } : {}),
+      },
     },
   ];
 }
 
-export function requireIndex(view: CatalogView, id: ObjectId, name: string): IndexState {
-  const table = requireTable(view, id);
+export function requireIndex(view: CatalogView, id: ObjectId, name: string, branch?: string): IndexState {
+  const table = onBranch(requireTable(view, id), branch);
   const index = table.indexes.get(name);
-  if (!index) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist on table '${displayId(id)}'`);
+  if (!index) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist on ${onWhat(table)}`);
   return index;
 }
 
-export function decideDropTableIndex(view: CatalogView, id: ObjectId, name: string): CatalogEvent[] {
+export function decideDropTableIndex(view: CatalogView, id: ObjectId, name: string, branch?: string): CatalogEvent[] {
   const table = requireTable(view, id);
-  requireIndex(view, id, name);
-  return [{ type: 'TableIndexDropped', data: { table: table.id, tableUuid: table.uuid, indexName: name } }];
+  requireIndex(view, id, name, branch);
+  const on = branch !== undefined ? { branch } : {};
+  return [{ type: 'TableIndexDropped', data: { table: table.id, tableUuid: table.uuid, indexName: name, ...on } }];
 }

@@ -22,3 +22,4 @@ export * from './location';
 export * from './backfill-commands';
 export * from './index-commands';
 export * from './purge-commands';
+export * from './branch-commands';

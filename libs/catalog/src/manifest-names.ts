@@ -69,3 +69,8 @@ export function finalManifestPath(
   }
   return dir + finalManifestName(version, scheme);
 }
+
+/** Where Lance keeps a branch of the table at `location`: its versions, data and transactions. */
+export function branchLocation(location: string, branch: string): string {
+  return `${location.replace(/\/+$/, '')}/tree/${branch}`;
+}

@@ -4,6 +4,7 @@ import { ObjectId, displayId } from './ids';
 import { requireNamespace } from './namespace-commands';
 import { Page, PageRequest, filterIter, takePage } from './pagination';
 import { CatalogState, CatalogView } from './state';
+import { onBranch } from './branch-commands';
 import { isOnlyDeclared, requireTable } from './table-commands';
 
 export function listNamespaces(view: CatalogView, id: ObjectId, page: PageRequest): Page<string> {
@@ -40,8 +41,9 @@ export function listTableVersions(
   id: ObjectId,
   page: PageRequest,
   descending: boolean,
+  branch?: string,
 ): Page<VersionRecord> {
-  const table = requireTable(view, id);
+  const table = onBranch(requireTable(view, id), branch);
   let after: number | undefined;
   if (page.pageToken !== undefined) {
     after = Number(page.pageToken);

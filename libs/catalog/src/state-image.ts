@@ -1,6 +1,7 @@
 import { Properties } from './events';
 import { ObjectId } from './ids';
-import { IndexState, PendingPurge, TableState } from './state';
+import { VersionRecord } from './events';
+import { BranchState, IndexState, PendingPurge, TableState } from './state';
 import { VersionExtras } from './table-versions';
 import { TransactionTableImage } from './transaction-table';
 
@@ -23,5 +24,12 @@ export interface TableImage
   extends Pick<TableState, 'id' | 'uuid' | 'location' | 'properties' | 'managedVersioning' | 'origin' | 'latestVersion' | 'namingScheme'> {
   versionNumbers: number;
   versionExtras: Array<[number, VersionExtras]>;
+  indexes: IndexState[];
+  /** Few per table, so their versions are kept as records. */
+  branches?: BranchImage[];
+}
+
+export interface BranchImage extends Omit<BranchState, 'versions' | 'indexes'> {
+  versions: VersionRecord[];
   indexes: IndexState[];
 }

@@ -1,7 +1,8 @@
 import { ManifestNamingScheme, Properties } from './events';
 import { ObjectId, keyOf, nameOf, parentOf } from './ids';
 import { SortedNames } from './sorted-names';
-import { StateImage, TableImage } from './state-image';
+import { branchLocation } from './manifest-names';
+import { BranchImage, StateImage, TableImage } from './state-image';
 import { TableVersions, VersionSet } from './table-versions';
 import { TransactionState, TransactionTable } from './transaction-table';
 
@@ -24,6 +25,22 @@ export interface TableState {
   latestVersion?: number;
   namingScheme?: ManifestNamingScheme;
   /** Indexes requested through this catalog; their build progress is their transaction's status. */
+  indexes: Map<string, IndexState>;
+  /** Branches other than main, by name; absent until the table has one. */
+  branches?: Map<string, BranchState>;
+}
+
+/** A branch of a table: its own line of versions, kept by Lance under `tree/<name>/_versions`. */
+export interface BranchState {
+  name: string;
+  parentBranch?: string;
+  parentVersion: number;
+  createdAtMillis: number;
+  /** 'commit': recorded from a client's first commit on it; Lance's ref file names its parent branch. */
+  recordedBy: 'CreateTableBranch' | 'commit';
+  versions: VersionSet;
+  latestVersion?: number;
+  /** Indexes requested on this branch, apart from main's. */
   indexes: Map<string, IndexState>;
 }
 
@@ -213,6 +230,7 @@ export class CatalogState implements CatalogStore {
         versionNumbers,
         versionExtras: versions.extrasList(),
         indexes: [...t.indexes.values()].map((i) => ({ ...i })),
+        ...(t.branches?.size ? { branches: [...t.branches.values()].map(branchImage) } : {}),
       });
     }
     return {
@@ -237,6 +255,7 @@ export class CatalogState implements CatalogStore {
         ...ownFields(t),
         versions: TableVersions.restore(t.location, numbers, t.versionExtras),
         indexes: new Map(t.indexes.map((i) => [i.name, i])),
+        ...(t.branches ? { branches: new Map(t.branches.map((b) => [b.name, branchFromImage(t.location, b)])) } : {}),
       });
     }
     if (at !== image.versionColumn.length) throw new Error('the version column does not match the tables');
@@ -250,6 +269,16 @@ function baseVersions(table: TableState): TableVersions {
   // Only drafts hold other kinds of version sets, and a draft is never imaged.
   if (!(table.versions instanceof TableVersions)) throw new Error(`table ${table.id.join('.')} holds draft versions`);
   return table.versions;
+}
+
+function branchImage(b: BranchState): BranchImage {
+  return { ...b, versions: b.versions.values(), indexes: [...b.indexes.values()].map((i) => ({ ...i })) };
+}
+
+function branchFromImage(location: string, image: BranchImage): BranchState {
+  const versions = new TableVersions(branchLocation(location, image.name));
+  for (const v of image.versions) versions.add(v);
+  return { ...image, versions, indexes: new Map(image.indexes.map((i) => [i.name, i])) };
 }
 
 function childSet(index: Map<string, SortedNames>, parent: ObjectId): SortedNames {
@@ -332,6 +361,9 @@ export class DraftCatalog implements CatalogStore {
     if (!original) return undefined;
     // Versions are layered, not copied: a commit costs the same however many versions the table has.
     const copy: TableState = { ...original, versions: original.versions.draft(), indexes: new Map(original.indexes) };
+    if (original.branches) {
+      copy.branches = new Map([...original.branches].map(([name, b]) => [name, { ...b, versions: b.versions.draft(), indexes: new Map(b.indexes) }]));
+    }
     this.tables.set(k, copy);
     return copy;
   }
@@ -366,7 +398,7 @@ function withOverlay<T extends { id: ObjectId }>(
   return merged;
 }
 
-type OwnFields = Omit<TableImage, 'versionNumbers' | 'versionExtras' | 'indexes'>;
+type OwnFields = Omit<TableImage, 'versionNumbers' | 'versionExtras' | 'indexes' | 'branches'>;
 
 /** The fields a table and its snapshot image share, optional ones only when set. */
 function ownFields(t: OwnFields): OwnFields {

@@ -143,6 +143,7 @@ export interface RecordTableRestored {
   id: ObjectId;
   fromVersion: number;
   version?: number;
+  branch?: string;
 }
 
 export function decideRecordTableRestored(view: CatalogView, cmd: RecordTableRestored): CatalogEvent[] {
@@ -150,7 +151,13 @@ export function decideRecordTableRestored(view: CatalogView, cmd: RecordTableRes
   return [
     {
       type: 'TableRestored',
-      data: { table: table.id, tableUuid: table.uuid, fromVersion: cmd.fromVersion, version: cmd.version },
+      data: {
+        table: table.id,
+        tableUuid: table.uuid,
+        fromVersion: cmd.fromVersion,
+        version: cmd.version,
+        ...(cmd.branch !== undefined ? { branch: cmd.branch } : {}),
+      },
     },
   ];
 }
@@ -165,6 +172,8 @@ export interface RecordTableDataChanged {
   operation: string;
   version: number;
   rows?: number;
+  /** Absent: the main branch. */
+  branch?: string;
 }
 
 /** The audit record of a data write the server made (its manifest commit is recorded on its own). */
@@ -179,6 +188,7 @@ export function decideRecordTableDataChanged(view: CatalogView, cmd: RecordTable
         operation: cmd.operation,
         version: cmd.version,
         ...(cmd.rows !== undefined ? { rows: cmd.rows } : {}),
+        ...(cmd.branch !== undefined ? { branch: cmd.branch } : {}),
       },
     },
   ];
@@ -187,13 +197,20 @@ export function decideRecordTableDataChanged(view: CatalogView, cmd: RecordTable
 /** The audit record of a tag change (Lance keeps the tag itself in the dataset). */
 export function decideRecordTableTagChanged(
   view: CatalogView,
-  cmd: { id: ObjectId; tag: string; change: 'created' | 'updated' | 'deleted'; version?: number },
+  cmd: { id: ObjectId; tag: string; change: 'created' | 'updated' | 'deleted'; version?: number; branch?: string },
 ): CatalogEvent[] {
   const table = requireTable(view, cmd.id);
   return [
     {
       type: 'TableTagChanged',
-      data: { table: table.id, tableUuid: table.uuid, tag: cmd.tag, change: cmd.change, ...(cmd.version !== undefined ? { version: cmd.version } : {}) },
+      data: {
+        table: table.id,
+        tableUuid: table.uuid,
+        tag: cmd.tag,
+        change: cmd.change,
+        ...(cmd.version !== undefined ? { version: cmd.version } : {}),
+        ...(cmd.branch !== undefined ? { branch: cmd.branch } : {}),
+      },
     },
   ];
 }

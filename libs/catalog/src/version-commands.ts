@@ -1,12 +1,16 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, ManifestNamingScheme, Properties, VersionRecord } from './events';
 import { ObjectId, displayId } from './ids';
-import { finalManifestPath } from './manifest-names';
+import { TableOnBranch, onBranch, validateBranchName } from './branch-commands';
+import { branchLocation, finalManifestPath } from './manifest-names';
+import { TableVersions } from './table-versions';
 import { CatalogView, TableState } from './state';
 import { requireTable } from './table-commands';
 
 export interface CreateTableVersion {
   id: ObjectId;
+  /** Absent: the main branch. */
+  branch?: string;
   version: number;
   /** The staging manifest the client wrote; the event records its final name. */
   stagingManifestPath: string;
@@ -29,23 +33,54 @@ export function requireManaged(table: TableState): TableState {
 
 export function decideCreateTableVersion(view: CatalogView, cmd: CreateTableVersion): CatalogEvent[] {
   const table = requireManaged(requireTable(view, cmd.id));
-  if (table.versions.has(cmd.version)) {
+  const events: CatalogEvent[] = [];
+  let line: TableOnBranch = table;
+  if (cmd.branch !== undefined) {
+    if (table.branches?.has(cmd.branch)) line = onBranch(table, cmd.branch);
+    else {
+      // A client creating a branch itself (Lance's create_branch) commits the branch's first
+      // version, a copy of the version it starts from, before anything else names the branch.
+      validateBranchName(cmd.branch);
+      const recorded = {
+        type: 'TableBranchCreated' as const,
+        data: {
+          table: table.id,
+          tableUuid: table.uuid,
+          branch: cmd.branch,
+          parentVersion: cmd.version,
+          createdAtMillis: cmd.timestampMillis,
+          recordedBy: 'commit' as const,
+        },
+      };
+      events.push(recorded);
+      line = { ...table, versions: new TableVersions(table.location).draft(), latestVersion: undefined, branch: cmd.branch };
+    }
+  }
+  if (line.versions.has(cmd.version)) {
     throw new CatalogError(
       ErrorCode.ConcurrentModification,
-      `version ${cmd.version} of table '${displayId(cmd.id)}' already exists`,
+      `version ${cmd.version} of ${onWhat(line)} already exists`,
       'Another writer committed this version first; reload the table and retry.',
     );
   }
+  const location = line.branch === undefined ? table.location : branchLocation(table.location, line.branch);
   const record: VersionRecord = {
     version: cmd.version,
-    manifestPath: finalManifestPath(table.location, cmd.stagingManifestPath, cmd.version, cmd.namingScheme),
+    manifestPath: finalManifestPath(location, cmd.stagingManifestPath, cmd.version, cmd.namingScheme),
     namingScheme: cmd.namingScheme,
     timestampMillis: cmd.timestampMillis,
   };
   if (cmd.manifestSize !== undefined) record.manifestSize = cmd.manifestSize;
   if (cmd.eTag !== undefined) record.eTag = cmd.eTag;
   if (cmd.metadata !== undefined) record.metadata = cmd.metadata;
-  return [{ type: 'TableVersionCreated', data: { table: table.id, tableUuid: table.uuid, ...record } }];
+  const branch = line.branch !== undefined ? { branch: line.branch } : {};
+  events.push({ type: 'TableVersionCreated', data: { table: table.id, tableUuid: table.uuid, ...record, ...branch } });
+  return events;
+}
+
+/** How messages name a table's line of versions: the table itself, or one of its branches. */
+export function onWhat(line: TableOnBranch): string {
+  return line.branch === undefined ? `table '${displayId(line.id)}'` : `branch '${line.branch}' of table '${displayId(line.id)}'`;
 }
 
 export interface VersionRange {
@@ -58,8 +93,9 @@ export function decideDeleteTableVersions(
   view: CatalogView,
   id: ObjectId,
   ranges: readonly VersionRange[],
+  branch?: string,
 ): CatalogEvent[] {
-  const table = requireManaged(requireTable(view, id));
+  const table = onBranch(requireManaged(requireTable(view, id)), branch);
   for (const r of ranges) {
     if (r.startVersion < 0) throw invalidInput('start_version must be >= 0');
     if (r.endVersion < -1) throw invalidInput('end_version must be >= 0, or -1 for every version');
@@ -68,16 +104,14 @@ export function decideDeleteTableVersions(
     .filter((v) => ranges.some((r) => v >= r.startVersion && (r.endVersion === -1 || v < r.endVersion)))
     .sort((a, b) => a - b);
   if (doomed.length === 0) return [];
-  return [{ type: 'TableVersionsDeleted', data: { table: table.id, tableUuid: table.uuid, versions: doomed } }];
+  const on = branch !== undefined ? { branch } : {};
+  return [{ type: 'TableVersionsDeleted', data: { table: table.id, tableUuid: table.uuid, versions: doomed, ...on } }];
 }
 
-export function requireVersion(table: TableState, version: number): VersionRecord {
+export function requireVersion(table: TableOnBranch, version: number): VersionRecord {
   const record = table.versions.get(version);
   if (!record) {
-    throw new CatalogError(
-      ErrorCode.TableVersionNotFound,
-      `version ${version} of table '${displayId(table.id)}' does not exist`,
-    );
+    throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${version} of ${onWhat(table)} does not exist`);
   }
   return record;
 }

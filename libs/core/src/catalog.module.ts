@@ -16,12 +16,13 @@ import {
   MaterializedViewService,
   TableService,
   TagService,
+  BranchService,
   TransactionService,
   VersionService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
-import { LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
+import { BranchRefFiles, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { Warehouse } from '@app/storage';
 import { BullBackfillQueue, BullIndexQueue, BullViewRefreshQueue } from './bull-transaction-queue';
@@ -184,6 +185,12 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
       useFactory: (d: DataService, w: CatalogWriter, wh: Warehouse) => new TagService(d, w, wh.onObjectStore ? new TagFiles(wh.files) : undefined),
     },
     {
+      provide: BranchService,
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, Warehouse],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, wh: Warehouse) =>
+        new BranchService(w, p, l, wh.files, wh.onObjectStore ? new BranchRefFiles(wh.files) : undefined),
+    },
+    {
       provide: CreateTableService,
       inject: [TableService, DataService],
       useFactory: (t: TableService, d: DataService) => new CreateTableService(t, d),
@@ -216,6 +223,7 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
     BullQueryAnalyzer,
     DataMutationService,
     TagService,
+    BranchService,
     AnalysisService,
   ],
 })

@@ -17,6 +17,8 @@ export interface IndexBuildJob {
   transactionId: string;
   table: string[];
   indexName: string;
+  /** Absent: the main branch. */
+  branch?: string;
 }
 
 /** What a worker needs to fill a computed column: the rest is in the catalog, under the transaction. */
@@ -25,6 +27,8 @@ export interface ColumnBackfillJob {
   transactionId: string;
   table: string[];
   column: string;
+  /** Absent: the main branch. */
+  branch?: string;
 }
 
 /** What a worker needs to refresh a materialized view: the rest is in the view's own definition. */

@@ -16,3 +16,4 @@ export * from './ipc-file';
 export * from './ipc-add';
 export * from './query-ipc';
 export * from './tag-files';
+export * from './branch-ref-files';

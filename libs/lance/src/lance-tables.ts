@@ -12,6 +12,10 @@ export interface ManagedTableRef {
   id: readonly string[];
   uuid: string;
   latestVersion?: number;
+  /** Absent: the main branch. */
+  branch?: string;
+  /** When the branch was made: a branch deleted and made again under its name is another line of versions. */
+  branchCreatedAtMillis?: number;
 }
 
 /**
@@ -81,8 +85,8 @@ export class LanceTables {
     access: 'read' | 'write',
     work: (t: lancedb.Table, writer: string) => Promise<T>,
   ): Promise<T> {
-    const key = [database, table.uuid, ...table.id].join('\u0000');
-    return this.handles.use(key, () => this.openAsWriter(database, [...table.id]), async (slot, { table: handle, writer }) => {
+    const key = [database, table.uuid, table.branch ?? '', table.branchCreatedAtMillis ?? '', ...table.id].join('\u0000');
+    return this.handles.use(key, () => this.openAsWriter(database, [...table.id], table.branch), async (slot, { table: handle, writer }) => {
       // Only ever called inside slot.exclusive, like every change to the handle or to slot.version.
       const current = async () => {
         let version = slot.version ?? (await handle.version());
@@ -110,19 +114,19 @@ export class LanceTables {
     });
   }
 
-  private async openAsWriter(database: string, id: string[]): Promise<WriterHandle> {
+  private async openAsWriter(database: string, id: string[], branch: string | undefined): Promise<WriterHandle> {
     const lease = await this.writers.lease(database);
     try {
-      return new WriterHandle(await lease.connection.openTable(id[id.length - 1], id.slice(0, -1)), lease);
+      return new WriterHandle(await lease.connection.openTable(id[id.length - 1], id.slice(0, -1), branch === undefined ? undefined : { branch }), lease);
     } catch (e) {
       lease.release();
       throw e;
     }
   }
 
-  async open(database: string, id: string[], opts: { version?: number } = {}): Promise<lancedb.Table> {
+  async open(database: string, id: string[], opts: { version?: number; branch?: string } = {}): Promise<lancedb.Table> {
     const db = await this.connection(database);
-    const table = await db.openTable(id[id.length - 1], id.slice(0, -1));
+    const table = await db.openTable(id[id.length - 1], id.slice(0, -1), opts.branch === undefined ? undefined : { branch: opts.branch });
     if (opts.version !== undefined) await table.checkout(opts.version);
     return table;
   }

@@ -1,10 +1,12 @@
-import { finalManifestName } from '@app/catalog';
+import { branchLocation, finalManifestName } from '@app/catalog';
 import { TableFiles, joinLocation } from '@app/storage';
 
 /** A tag as Lance keeps it: which version it names, and that version's manifest size. */
 export interface TagRecord {
   version: number;
   manifestSize: number;
+  /** The branch the version lives on; absent: main. */
+  branch?: string;
 }
 
 /**
@@ -32,22 +34,22 @@ export class TagFiles {
   async get(location: string, tag: string): Promise<TagRecord | undefined> {
     const bytes = await this.files.read(this.path(location, tag));
     if (!bytes) return undefined;
-    const stored = JSON.parse(bytes.toString('utf8')) as { version: number; manifestSize?: number };
-    return { version: stored.version, manifestSize: stored.manifestSize ?? 0 };
+    const stored = JSON.parse(bytes.toString('utf8')) as { version: number; manifestSize?: number; branch?: string | null };
+    return { version: stored.version, manifestSize: stored.manifestSize ?? 0, ...(stored.branch ? { branch: stored.branch } : {}) };
   }
 
   /** Writes the tag unless `exists` says otherwise: false when it already existed (create) or did not (update). */
-  put(location: string, tag: string, version: number, change: 'create' | 'update'): Promise<boolean> {
+  put(location: string, tag: string, version: number, change: 'create' | 'update', branch?: string): Promise<boolean> {
     return this.serialised(location, async () => {
       const current = await this.get(location, tag);
       if ((change === 'create') === (current !== undefined)) return false;
       const now = new Date().toISOString();
       const body = {
-        branch: null,
+        branch: branch ?? null,
         version,
         createdAt: now,
         updatedAt: now,
-        manifestSize: await this.manifestSize(location, version),
+        manifestSize: await this.manifestSize(branch === undefined ? location : branchLocation(location, branch), version),
         metadata: {},
       };
       await this.files.write(this.path(location, tag), Buffer.from(JSON.stringify(body, null, 2)));

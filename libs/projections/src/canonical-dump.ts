@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CatalogState, NamespaceState, PendingPurge, TableState, keyOf } from '@app/catalog';
+import { CatalogState, NamespaceState, PendingPurge, TableState, branchesOf, keyOf } from '@app/catalog';
 
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
@@ -13,6 +13,8 @@ const tableJson = (t: TableState) => ({
   origin: t.origin,
   latest_version: t.latestVersion ?? null,
   versions: t.versions.values(),
+  // Only tables with branches carry the key, so a catalog without branches digests as it always did.
+  ...(t.branches?.size ? { branches: branchesOf(t).map((b) => ({ ...b, versions: b.versions.values(), indexes: [...b.indexes.values()] })) } : {}),
 });
 
 /** The whole state in a stable order: two folds of the same log give byte-identical dumps. */

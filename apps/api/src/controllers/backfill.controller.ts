@@ -4,7 +4,7 @@ import { BackfillService } from '@app/application';
 import type { FastifyRequest } from 'fastify';
 import { backfillColumnBody, parseBody } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
-import { refuseBranch } from './table.controller';
+import { onBranch } from '../http/branch-param';
 
 const ID = 3;
 
@@ -21,7 +21,6 @@ export class BackfillController {
   backfill(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(backfillColumnBody, r.body());
-    refuseBranch(body.branch);
     const unsupported = (['read_version', 'cluster', 'manifest'] as const).filter((k) => body[k] !== null && body[k] !== undefined);
     if (unsupported.length) {
       throw new CatalogError(ErrorCode.Unsupported, `${unsupported.join(', ')}: a backfill here reads the table's latest version in one worker job; leave them out`);
@@ -30,6 +29,7 @@ export class BackfillController {
       id: requireTableId(r.objectId(ID, body)),
       column: body.column,
       where: body.where ?? undefined,
+      ...onBranch(body.branch),
     });
   }
 }

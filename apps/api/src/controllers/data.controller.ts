@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { countRowsBody, explainPlanBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
-import { refuseBranch } from './table.controller';
+import { onBranch } from '../http/branch-param';
 
 const ID = 3;
 
@@ -26,11 +26,10 @@ export class DataController {
   explainPlan(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(explainPlanBody, r.body());
-    refuseBranch(body.branch ?? body.query.branch);
-    const { id: _i, context: _c, identity: _x, branch: _b, version, ...query } = body.query;
+    const { id: _i, context: _c, identity: _x, branch, version, ...query } = body.query;
     return this.data.explainQuery(
       r.context(body.context),
-      { ...withoutNulls(query), id: requireTableId(r.objectId(ID, body)), version: version ?? undefined },
+      { ...withoutNulls(query), id: requireTableId(r.objectId(ID, body)), version: version ?? undefined, ...onBranch(body.branch ?? branch) },
       body.verbose ?? false,
     );
   }
@@ -42,18 +41,26 @@ export class DataController {
   analyzePlan(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(queryTableBody, r.body());
-    refuseBranch(body.branch);
-    const { id: _i, context, identity: _x, branch: _b, version, ...query } = body;
-    return this.analysis.analyze(r.context(context), { ...withoutNulls(query), id: requireTableId(r.objectId(ID, body)), version: version ?? undefined });
+    const { id: _i, context, identity: _x, branch, version, ...query } = body;
+    return this.analysis.analyze(r.context(context), {
+      ...withoutNulls(query),
+      id: requireTableId(r.objectId(ID, body)),
+      version: version ?? undefined,
+      ...onBranch(branch),
+    });
   }
 
   @Post(':id/insert')
   @HttpCode(200)
   insert(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
-    refuseBranch(r.queryString('branch'));
     const mode = parseMode(r.queryString('mode'), INSERT_MODES, 'mode', 'Append');
-    return this.data.insertIntoTable(r.context(), { id: requireTableId(r.pathId(ID)), mode, data: readArrowBody(req.body) });
+    return this.data.insertIntoTable(r.context(), {
+      id: requireTableId(r.pathId(ID)),
+      mode,
+      data: readArrowBody(req.body),
+      ...onBranch(r.queryString('branch')),
+    });
   }
 
   @Post(':id/create')
@@ -81,11 +88,11 @@ export class DataController {
   async countRows(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(countRowsBody, r.body());
-    refuseBranch(body.branch);
     const count = await this.data.countTableRows(r.context(body.context), {
       id: requireTableId(r.objectId(ID, body)),
       version: body.version ?? undefined,
       predicate: body.predicate ?? undefined,
+      ...onBranch(body.branch),
     });
     return JSON.stringify(count);
   }
@@ -97,12 +104,12 @@ export class DataController {
   async query(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(queryTableBody, r.body());
-    refuseBranch(body.branch);
-    const { id: _id, context, identity: _identity, branch: _branch, version, ...query } = body;
+    const { id: _id, context, identity: _identity, branch, version, ...query } = body;
     const file = await this.data.queryTable(r.context(context), {
       ...withoutNulls(query),
       id: requireTableId(r.objectId(ID, body)),
       version: version ?? undefined,
+      ...onBranch(branch),
     });
     // A view of the encoded bytes, not a copy.
     return Buffer.from(file.buffer, file.byteOffset, file.byteLength);

@@ -1,11 +1,11 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { parseIndexType, requireTableId } from '@app/catalog';
+import { branchOf, parseIndexType, requireTableId } from '@app/catalog';
 import { IndexService } from '@app/application';
 import type { FastifyRequest } from 'fastify';
 import { createIndexBody, indexNameBody, listIndicesBody, parseBody } from '../http/body-schemas';
 import { decodeFormComponent } from '../http/form-decode';
 import { RestRequests } from '../http/rest-request.factory';
-import { refuseBranch } from './table.controller';
+import { onBranch } from '../http/branch-param';
 
 const ID = 3;
 const INDEX_NAME = 5;
@@ -23,10 +23,10 @@ export class IndexController {
   create(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(createIndexBody, r.body());
-    refuseBranch(body.branch);
-    const { id: _i, context, identity: _x, branch: _b, column, index_type, name, ...params } = body;
+    const { id: _i, context, identity: _x, branch, column, index_type, name, ...params } = body;
     return this.indexes.createTableIndex(r.context(context), {
       id: requireTableId(r.objectId(ID, body)),
+      ...onBranch(branch),
       name: name ?? undefined,
       column,
       indexType: parseIndexType(index_type),
@@ -46,10 +46,10 @@ export class IndexController {
   list(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(listIndicesBody, r.body());
-    refuseBranch(body.branch);
     const page = r.page();
     return this.indexes.listTableIndices(r.context(body.context), {
       id: requireTableId(r.objectId(ID, body)),
+      ...onBranch(body.branch),
       version: body.version ?? undefined,
       page: { pageToken: page.pageToken ?? body.page_token ?? undefined, limit: page.limit ?? body.limit ?? undefined },
     });
@@ -60,7 +60,13 @@ export class IndexController {
   stats(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(indexNameBody, r.body());
-    return this.indexes.describeIndexStats(r.context(body.context), requireTableId(r.objectId(ID, body)), indexNameOf(req), body.version ?? undefined);
+    return this.indexes.describeIndexStats(
+      r.context(body.context),
+      requireTableId(r.objectId(ID, body)),
+      indexNameOf(req),
+      body.version ?? undefined,
+      branchOf(body.branch),
+    );
   }
 
   @Post(':id/index/:index_name/drop')
@@ -68,7 +74,7 @@ export class IndexController {
   drop(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(indexNameBody, r.body());
-    return this.indexes.dropTableIndex(r.context(body.context), requireTableId(r.objectId(ID, body)), indexNameOf(req));
+    return this.indexes.dropTableIndex(r.context(body.context), requireTableId(r.objectId(ID, body)), indexNameOf(req), branchOf(body.branch ?? r.queryString('branch')));
   }
 }
 

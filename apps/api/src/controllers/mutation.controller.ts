@@ -9,14 +9,14 @@ import {
   deleteBody,
   dropColumnsBody,
   parseBody,
-  plainBody,
+  statsBody,
   updateBody,
   updateFieldMetadataBody,
 } from '../http/body-schemas';
 import { RestRequest } from '../http/rest-request';
 import { checkSqlExpression } from '../http/sql-expression';
 import { RestRequests } from '../http/rest-request.factory';
-import { refuseBranch } from './table.controller';
+import { onBranch } from '../http/branch-param';
 
 const ID = 3;
 
@@ -32,9 +32,9 @@ export class MutationController {
   @HttpCode(200)
   mergeInsert(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
-    refuseBranch(r.queryString('branch'));
     const on = (r.queryString('on') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
-    return this.mutations.mergeInsert(r.context(), requireTableId(r.pathId(ID)), readArrowStream(req.body), {
+    const target = { id: requireTableId(r.pathId(ID)), ...onBranch(r.queryString('branch')) };
+    return this.mutations.mergeInsert(r.context(), target, readArrowStream(req.body), {
       on,
       whenMatchedUpdateAll: r.queryBool('when_matched_update_all', false),
       whenMatchedUpdateAllFilter: filterParam(r, 'when_matched_update_all_filt'),
@@ -49,43 +49,43 @@ export class MutationController {
   @Post(':id/update')
   @HttpCode(200)
   update(@Req() req: FastifyRequest) {
-    const { r, body, id } = this.parse(req, updateBody);
-    return this.mutations.update(r.context(body.context), id, body.predicate ?? undefined, body.updates as Array<[string, string]>);
+    const { r, body, target } = this.parse(req, updateBody);
+    return this.mutations.update(r.context(body.context), target, body.predicate ?? undefined, body.updates as Array<[string, string]>);
   }
 
   @Post(':id/delete')
   @HttpCode(200)
   delete(@Req() req: FastifyRequest) {
-    const { r, body, id } = this.parse(req, deleteBody);
-    return this.mutations.delete(r.context(body.context), id, body.predicate);
+    const { r, body, target } = this.parse(req, deleteBody);
+    return this.mutations.delete(r.context(body.context), target, body.predicate);
   }
 
   @Post(':id/add_columns')
   @HttpCode(200)
   addColumns(@Req() req: FastifyRequest) {
-    const { r, body, id } = this.parse(req, addColumnsBody);
+    const { r, body, target } = this.parse(req, addColumnsBody);
     const computed = body.new_columns.filter((c) => c.computed);
     if (computed.length) {
       // Lance declares computed columns in a call of their own: mixed with others they would be two commits.
       if (computed.length !== body.new_columns.length || computed.some((c) => c.expression)) {
         throw invalidInput('computed columns are added in a request of their own: give every new column `computed`, or none');
       }
-      return this.mutations.addComputedColumns(r.context(body.context), id, computed.map((c) => ({ name: c.name, expression: c.computed! })));
+      return this.mutations.addComputedColumns(r.context(body.context), target, computed.map((c) => ({ name: c.name, expression: c.computed! })));
     }
     const columns = body.new_columns.map((c) => {
       if (!c.expression) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': only SQL-expression and computed columns can be added here`);
       return { name: c.name, expression: c.expression };
     });
-    return this.mutations.addColumns(r.context(body.context), id, columns);
+    return this.mutations.addColumns(r.context(body.context), target, columns);
   }
 
   @Post(':id/alter_columns')
   @HttpCode(200)
   alterColumns(@Req() req: FastifyRequest) {
-    const { r, body, id } = this.parse(req, alterColumnsBody);
+    const { r, body, target } = this.parse(req, alterColumnsBody);
     return this.mutations.alterColumns(
       r.context(body.context),
-      id,
+      target,
       body.alterations.map((a) => ({
         path: a.path,
         ...(a.rename ? { rename: a.rename } : {}),
@@ -98,17 +98,17 @@ export class MutationController {
   @Post(':id/drop_columns')
   @HttpCode(200)
   dropColumns(@Req() req: FastifyRequest) {
-    const { r, body, id } = this.parse(req, dropColumnsBody);
-    return this.mutations.dropColumns(r.context(body.context), id, body.columns);
+    const { r, body, target } = this.parse(req, dropColumnsBody);
+    return this.mutations.dropColumns(r.context(body.context), target, body.columns);
   }
 
   @Post(':id/update_field_metadata')
   @HttpCode(200)
   updateFieldMetadata(@Req() req: FastifyRequest) {
-    const { r, body, id } = this.parse(req, updateFieldMetadataBody);
+    const { r, body, target } = this.parse(req, updateFieldMetadataBody);
     return this.mutations.updateFieldMetadata(
       r.context(body.context),
-      id,
+      target,
       body.updates.map((u) => ({ path: u.path, metadata: u.metadata, ...(u.replace ? { replace: true } : {}) })),
     );
   }
@@ -124,15 +124,14 @@ export class MutationController {
   @Post(':id/stats')
   @HttpCode(200)
   stats(@Req() req: FastifyRequest) {
-    const { r, body, id } = this.parse(req, plainBody);
-    return this.mutations.stats(r.context(body.context), id);
+    const { r, body, target } = this.parse(req, statsBody);
+    return this.mutations.stats(r.context(body.context), target);
   }
 
   private parse<S extends Parameters<typeof parseBody>[0]>(req: FastifyRequest, schema: S) {
     const r: RestRequest = this.rest.of(req);
     const body = parseBody(schema, r.body()) as ReturnType<typeof parseBody<S>> & { context?: Record<string, string> | null; branch?: string | null };
-    refuseBranch(body.branch);
-    return { r, body, id: requireTableId(r.objectId(ID, body as { id?: unknown })) };
+    return { r, body, target: { id: requireTableId(r.objectId(ID, body as { id?: unknown })), ...onBranch(body.branch) } };
   }
 }
 

@@ -13,13 +13,9 @@ import {
   tableExistsBody,
 } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
+import { onBranch } from '../http/branch-param';
 
 const ID = 3;
-
-/** Branches are not kept by this catalog: say so rather than silently acting on main. */
-export function refuseBranch(branch: string | null | undefined): void {
-  if (branch && branch !== 'main') throw new CatalogError(ErrorCode.Unsupported, 'branches are not supported by this catalog');
-}
 
 @Controller('v1/table')
 export class TableController {
@@ -64,7 +60,6 @@ export class TableController {
   describe(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(describeTableBody, r.body());
-    refuseBranch(body.branch);
     if (body.tag) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${body.tag}' does not exist`);
     return this.tables.describeTable(r.context(body.context), {
       id: requireTableId(r.objectId(ID, body)),
@@ -73,6 +68,7 @@ export class TableController {
       loadDetailedMetadata: r.queryBool('load_detailed_metadata', body.load_detailed_metadata ?? false),
       checkDeclared: r.queryBool('check_declared', body.check_declared ?? false),
       vendCredentials: body.vend_credentials ?? undefined,
+      ...onBranch(body.branch),
     });
   }
 
@@ -120,7 +116,10 @@ export class TableController {
   restore(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(restoreTableBody, r.body());
-    refuseBranch(body.branch);
-    return this.tables.restoreTable(r.context(body.context), { id: requireTableId(r.objectId(ID, body)), version: body.version });
+    return this.tables.restoreTable(r.context(body.context), {
+      id: requireTableId(r.objectId(ID, body)),
+      version: body.version,
+      ...onBranch(body.branch),
+    });
   }
 }

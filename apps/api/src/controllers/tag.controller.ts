@@ -1,10 +1,9 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { requireTableId } from '@app/catalog';
+import { branchOf, requireTableId } from '@app/catalog';
 import { TagService } from '@app/application';
 import type { FastifyRequest } from 'fastify';
 import { listTagsBody, parseBody, tagBody, tagVersionBody } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
-import { refuseBranch } from './table.controller';
 
 const ID = 3;
 
@@ -40,8 +39,7 @@ export class TagController {
   create(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(tagVersionBody, r.body());
-    refuseBranch(body.branch);
-    return this.tags.createTag(r.context(body.context), requireTableId(r.objectId(ID, body)), body.tag, body.version);
+    return this.tags.createTag(r.context(body.context), requireTableId(r.objectId(ID, body)), body.tag, body.version, branchOf(body.branch));
   }
 
   @Post(':id/tags/update')
@@ -49,8 +47,7 @@ export class TagController {
   update(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(tagVersionBody, r.body());
-    refuseBranch(body.branch);
-    return this.tags.updateTag(r.context(body.context), requireTableId(r.objectId(ID, body)), body.tag, body.version);
+    return this.tags.updateTag(r.context(body.context), requireTableId(r.objectId(ID, body)), body.tag, body.version, branchOf(body.branch));
   }
 
   @Post(':id/tags/delete')

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { CreateTableVersion, ObjectId, invalidInput, requireTableId, validateId } from '@app/catalog';
+import { CreateTableVersion, ObjectId, branchOf, invalidInput, requireTableId, validateId } from '@app/catalog';
 import { BatchCommitRequest, BatchCommitService, RequestContext, VersionService } from '@app/application';
 import { WRITER_HEADER } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
@@ -15,15 +15,15 @@ import {
 } from '../http/body-schemas';
 import { RestRequest } from '../http/rest-request';
 import { RestRequests } from '../http/rest-request.factory';
-import { refuseBranch } from './table.controller';
 
 const ID = 3;
 type VersionBody = z.infer<typeof createTableVersionBody>;
 
 function createVersionCommand(id: ObjectId, body: Omit<VersionBody, 'id' | 'context' | 'identity'>): CreateTableVersion {
-  refuseBranch(body.branch);
+  const branch = branchOf(body.branch);
   return {
     id,
+    ...(branch !== undefined ? { branch } : {}),
     version: body.version,
     stagingManifestPath: body.manifest_path,
     manifestSize: body.manifest_size ?? undefined,
@@ -54,12 +54,12 @@ export class VersionController {
   list(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = r.body();
-    refuseBranch(r.queryString('branch'));
     return this.versions.listTableVersions(
       r.context(body.context),
       requireTableId(r.objectId(ID, body)),
       r.page(),
       r.queryBool('descending', false),
+      branchOf(r.queryString('branch')),
     );
   }
 
@@ -82,8 +82,12 @@ export class VersionController {
   describe(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(describeTableVersionBody, r.body());
-    refuseBranch(body.branch);
-    return this.versions.describeTableVersion(r.context(body.context), requireTableId(r.objectId(ID, body)), body.version ?? undefined);
+    return this.versions.describeTableVersion(
+      r.context(body.context),
+      requireTableId(r.objectId(ID, body)),
+      body.version ?? undefined,
+      branchOf(body.branch),
+    );
   }
 
   @Post(':id/version/delete')
@@ -91,11 +95,11 @@ export class VersionController {
   delete(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(deleteTableVersionsBody, r.body());
-    refuseBranch(body.branch);
     return this.versions.batchDeleteTableVersions(
       r.context(body.context),
       requireTableId(r.objectId(ID, body)),
       body.ranges.map((x) => ({ startVersion: x.start_version, endVersion: x.end_version })),
+      branchOf(body.branch),
     );
   }
 
@@ -127,10 +131,11 @@ export class VersionController {
         }
         case 'delete_table_versions': {
           const d = op.delete_table_versions!;
-          refuseBranch(d.branch);
+          const branch = branchOf(d.branch);
           return {
             delete_table_versions: {
               id: tableIdOf(d.id, r, what),
+              ...(branch !== undefined ? { branch } : {}),
               ranges: d.ranges.map((x) => ({ startVersion: x.start_version, endVersion: x.end_version })),
             },
           };

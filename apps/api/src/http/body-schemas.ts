@@ -19,6 +19,7 @@ const common = { id: idArray.nullish(), context: stringMap.nullish(), identity: 
 export const createNamespaceBody = z.object({ ...common, mode: z.string().nullish(), properties: stringMap.nullish() });
 export const dropNamespaceBody = z.object({ ...common, mode: z.string().nullish(), behavior: z.string().nullish() });
 export const plainBody = z.object({ ...common });
+export const statsBody = z.object({ ...common, branch: z.string().nullish() });
 export const declareTableBody = z.object({
   ...common,
   location: z.string().nullish(),
@@ -217,7 +218,7 @@ export const listIndicesBody = z.object({
   page_token: z.string().nullish(),
   limit: positive.nullish(),
 });
-export const indexNameBody = z.object({ ...common, version: version.nullish(), index_name: z.string().nullish() });
+export const indexNameBody = z.object({ ...common, version: version.nullish(), branch: z.string().nullish(), index_name: z.string().nullish() });
 
 export const updateBody = z.object({
   ...common,
@@ -298,3 +299,11 @@ export const refreshMaterializedViewBody = z.object({
   output_limit: z.number().nullish(),
   manifest: z.string().nullish(),
 });
+
+export const createBranchBody = z.object({
+  ...common,
+  name: z.string().min(1),
+  from_branch: z.string().nullish(),
+  from_version: version.nullish(),
+});
+export const deleteBranchBody = z.object({ ...common, name: z.string().min(1) });

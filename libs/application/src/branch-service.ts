@@ -1,0 +1,143 @@
+import {
+  BranchState,
+  CreateTableBranch,
+  ObjectId,
+  PageRequest,
+  TableState,
+  branchLocation,
+  branchesOf,
+  decideCreateTableBranch,
+  decideDeleteTableBranch,
+  onBranch,
+  requireTable,
+  takePage,
+} from '@app/catalog';
+import { BranchRefFiles, LanceTables } from '@app/lance';
+import { ProjectionRegistry } from '@app/projections';
+import { TableFiles, joinLocation } from '@app/storage';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { lanceInputError } from './lance-errors';
+import { RequestContext } from './request-context';
+
+/**
+ * Branches of managed tables. The catalog records each branch and every version on it; Lance keeps
+ * the branch's files (`tree/<name>/`) and its ref file (`_refs/branches/<name>.json`), which Lance
+ * clients read to list branches themselves.
+ *
+ * CreateTableBranch records the branch first, then lets Lance make it through this catalog: Lance
+ * commits the branch's first version as a `version/create` on it, which lands on the recorded
+ * branch. If Lance fails, the branch is deleted again (recorded, and its files removed), so a
+ * failed create leaves nothing behind.
+ */
+export class BranchService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly lance: LanceTables,
+    private readonly files: TableFiles,
+    /** On an object store that refuses conditional PUTs: the catalog writes Lance's ref files. */
+    private readonly refFiles?: BranchRefFiles,
+  ) {}
+
+  private async table(ctx: RequestContext, id: ObjectId): Promise<TableState> {
+    return requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id);
+  }
+
+  async listTableBranches(ctx: RequestContext, id: ObjectId, page: PageRequest) {
+    const table = await this.table(ctx, id);
+    const names = branchesOf(table).filter((b) => page.pageToken === undefined || b.name > page.pageToken);
+    const result = takePage(names, page.limit, (b) => b.name);
+    const branches: Record<string, unknown> = {};
+    for (const b of result.items) branches[b.name] = await this.contents(table, b);
+    return { branches, page_token: result.pageToken };
+  }
+
+  /** BranchContents as the spec has it. */
+  private async contents(table: TableState, b: BranchState) {
+    const parentBranch = b.recordedBy === 'commit' ? await this.parentFromRefFile(table, b.name) : b.parentBranch;
+    // As Lance records it: the size of the manifest the branch started from.
+    const parent = parentBranch === undefined ? table : table.branches?.get(parentBranch);
+    const started = parent?.versions.get(b.parentVersion) ?? b.versions.get(b.parentVersion);
+    return {
+      ...(parentBranch ? { parentBranch } : {}),
+      parentVersion: b.parentVersion,
+      createAt: Math.floor(b.createdAtMillis / 1000),
+      manifestSize: started?.manifestSize ?? 0,
+    };
+  }
+
+  /** A branch a client made itself is first seen as a commit; only Lance's ref file names its parent. */
+  private async parentFromRefFile(table: TableState, name: string): Promise<string | undefined> {
+    const bytes = await this.files.read(joinLocation(table.location, '_refs', 'branches', `${name}.json`)).catch(() => undefined);
+    if (!bytes) return undefined;
+    try {
+      const parent = (JSON.parse(bytes.toString('utf8')) as { parentBranch?: string | null }).parentBranch;
+      return parent ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async createTableBranch(ctx: RequestContext, cmd: CreateTableBranch) {
+    const recorded = await this.writer.execute(ctx, 'CreateTableBranch', (view) => ({
+      events: decideCreateTableBranch(view, cmd),
+      result: (transactionId) => ({ transaction_id: transactionId }),
+    }));
+    const table = await this.table(ctx, cmd.id);
+    const source = await this.lance.open(ctx.database, [...table.id], cmd.fromBranch === undefined ? {} : { branch: cmd.fromBranch });
+    const parentVersion = table.branches!.get(cmd.name)!.parentVersion;
+    try {
+      const created = await (await source.branches()).create(cmd.name, cmd.fromBranch, parentVersion);
+      created.close();
+    } catch (e) {
+      if (await this.finishRefFile(ctx, cmd)) return recorded;
+      await this.undoCreate(ctx, table, cmd.name);
+      throw lanceInputError(e, 'creating the branch failed');
+    } finally {
+      source.close();
+    }
+    return recorded;
+  }
+
+  /**
+   * Lance committed the branch's first version through the catalog, then could not write its ref
+   * file on a store that refuses conditional PUTs: the catalog writes it, as Lance would have.
+   */
+  private async finishRefFile(ctx: RequestContext, cmd: CreateTableBranch): Promise<boolean> {
+    if (!this.refFiles) return false;
+    const table = await this.table(ctx, cmd.id);
+    const line = table.branches?.get(cmd.name);
+    if (line?.latestVersion === undefined || (await this.refFiles.exists(table.location, cmd.name))) return false;
+    const source = onBranch(table, line.parentBranch);
+    await this.refFiles.write(table.location, cmd.name, {
+      parentBranch: line.parentBranch,
+      parentVersion: line.parentVersion,
+      manifestSize: source.versions.get(line.parentVersion)?.manifestSize ?? line.versions.get(line.latestVersion)?.manifestSize ?? 0,
+      createdAtMillis: line.createdAtMillis,
+    });
+    return true;
+  }
+
+  private async undoCreate(ctx: RequestContext, table: TableState, name: string): Promise<void> {
+    await this.writer
+      .execute(ctx, 'DeleteTableBranch', (view) => ({ events: decideDeleteTableBranch(view, table.id, name), result: () => undefined }))
+      .catch(() => undefined);
+    await this.removeFiles(table, name).catch(() => undefined);
+  }
+
+  async deleteTableBranch(ctx: RequestContext, id: ObjectId, name: string) {
+    let table: TableState | undefined;
+    const answer = await this.writer.execute(ctx, 'DeleteTableBranch', (view) => {
+      table = view.table(id);
+      return { events: decideDeleteTableBranch(view, id, name), result: (transactionId) => ({ transaction_id: transactionId }) };
+    });
+    // Recorded first: a branch the catalog no longer lists takes no commits, so its files can go.
+    await this.removeFiles(table!, name);
+    return answer;
+  }
+
+  private async removeFiles(table: TableState, name: string): Promise<void> {
+    await this.files.remove(joinLocation(table.location, '_refs', 'branches', `${name}.json`));
+    await this.files.removeTree(branchLocation(table.location, name));
+  }
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { TableFiles, joinLocation } from '@app/storage';
+
+/** What a branch's ref file records of where the branch came from. */
+export interface BranchOrigin {
+  parentBranch?: string;
+  parentVersion: number;
+  /** Size of the manifest the branch started from. */
+  manifestSize: number;
+  createdAtMillis: number;
+}
+
+type VersionMapping = Array<[number, string]>;
+
+/**
+ * Lance's branch ref files (`_refs/branches/<name>.json`) written by the catalog itself, for object
+ * stores that refuse the conditional PUT Lance creates them with (Swift's s3api): Lance commits the
+ * branch's first version through the catalog, then fails on this file. The file holds what Lance
+ * writes: the branch's lineage (`identifier.version_mapping`: the parent's lineage and one fresh
+ * id at the version the branch starts from), so Lance clients list and open the branch as theirs.
+ */
+export class BranchRefFiles {
+  constructor(private readonly files: TableFiles) {}
+
+  path(location: string, branch: string): string {
+    return joinLocation(location, '_refs', 'branches', `${branch}.json`);
+  }
+
+  async exists(location: string, branch: string): Promise<boolean> {
+    return (await this.files.head(this.path(location, branch))) !== undefined;
+  }
+
+  async write(location: string, branch: string, origin: BranchOrigin): Promise<void> {
+    const lineage = origin.parentBranch === undefined ? [] : await this.lineageOf(location, origin.parentBranch);
+    const body = {
+      parentBranch: origin.parentBranch ?? null,
+      identifier: { version_mapping: [...lineage, [origin.parentVersion, randomUUID().replace(/-/g, '')]] },
+      parentVersion: origin.parentVersion,
+      createAt: Math.floor(origin.createdAtMillis / 1000),
+      manifestSize: origin.manifestSize,
+      metadata: {},
+    };
+    await this.files.write(this.path(location, branch), Buffer.from(JSON.stringify(body, null, 2)));
+  }
+
+  private async lineageOf(location: string, branch: string): Promise<VersionMapping> {
+    const bytes = await this.files.read(this.path(location, branch));
+    if (!bytes) return [];
+    const stored = JSON.parse(bytes.toString('utf8')) as { identifier?: { version_mapping?: VersionMapping } };
+    return stored.identifier?.version_mapping ?? [];
+  }
+}
