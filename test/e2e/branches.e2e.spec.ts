@@ -1,6 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
+import * as arrow from 'apache-arrow';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
@@ -97,7 +98,6 @@ describe('branches', () => {
       [await api.post(`${T}/branches/create`, { name: 'main' }), 400, 13],
       [await api.post(`${T}/branches/create`, {}), 400, 13],
       [await api.post(`${T}/branches/delete`, { name: 'dev' }), 409, 19],
-      [await api.post(`${T}/create_index`, { column: 'vector', index_type: 'HNSW', branch: 'dev' }), 406, 0],
       [await api.post(`${T}/create_index`, { column: 'id', index_type: 'BTREE', branch: 'nope' }), 404, 22],
       [await api.post('/v1/table/br%24nowhere/branches/list', null), 404, 4],
     ] as const;
@@ -157,14 +157,32 @@ describe('branches', () => {
     expect((await api.post(`${T}/index/id_idx/stats`, { branch: 'dev' })).body).toMatchObject({ num_indexed_rows: 25 });
     expect((await api.post(`${T}/index/id_idx/stats`, {})).body.code).toBe(6);
 
+    // The catalog's own HNSW graph of a branch lives in the branch's tree and serves its queries.
+    const graph = await api.post(`${T}/create_index`, { column: 'vector', index_type: 'HNSW', name: 'graph', branch: 'dev' });
+    expect(await settle(graph.body.transaction_id)).toMatchObject({ status: 'Succeeded', properties: { indexed_rows: '25', branch: 'dev' } });
+    const nearest = { vector: { single_vector: Array.from(sampleTable(102, 1).getChild('vector')!.get(0)!.toArray() as Float32Array) }, k: 1 };
+    const plan = await api.post(`${T}/explain_plan`, { branch: 'dev', query: nearest });
+    expect(plan.text).toContain('HnswSearch: index=graph');
+    expect(plan.text).toContain('/tree/dev/_hnsw/graph.bin');
+    expect((await api.post(`${T}/explain_plan`, { query: nearest })).text).not.toContain('HnswSearch');
+    const hit = await fetch(`${server.url}${T}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...nearest, branch: 'dev', columns: { column_names: ['id'] } }),
+    });
+    expect(arrow.tableFromIPC(new Uint8Array(await hit.arrayBuffer())).getChild('id')!.get(0)).toBe(102);
+
     expect((await api.post(`${T}/add_columns`, { branch: 'dev', new_columns: [{ name: 'doubled', computed: 'id * 2' }] })).status).toBe(200);
     const backfill = await api.post(`${T}/backfill_column`, { column: 'doubled', branch: 'dev' });
     expect(backfill.status).toBe(202);
     expect(await settle(backfill.body.job_id)).toMatchObject({ status: 'Succeeded', properties: { rows_filled: '25', branch: 'dev' } });
     expect(await count({ branch: 'dev', predicate: 'doubled = id * 2' })).toBe(25);
     expect((await api.post(`${T}/backfill_column`, { column: 'doubled' })).body.code).toBe(12);
-    expect((await api.post(`${T}/index/id_idx/drop`, { branch: 'dev' })).status).toBe(200);
+    const location: string = (await api.post(`${T}/describe`, {})).body.location;
+    expect(readdirSync(join(location, 'tree', 'dev', '_hnsw')).length).toBe(3);
+    for (const name of ['id_idx', 'graph']) expect((await api.post(`${T}/index/${name}/drop`, { branch: 'dev' })).status).toBe(200);
     expect((await api.post(`${T}/index/list`, { branch: 'dev' })).body.indexes).toEqual([]);
+    expect(readdirSync(join(location, 'tree', 'dev', '_hnsw'))).toEqual([]);
   }, 120_000);
 
   it('lets the lancedb client create, list, open and write branches through the catalog', async () => {

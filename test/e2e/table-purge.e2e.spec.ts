@@ -95,6 +95,7 @@ describe('the purge of dropped tables', () => {
     servers.push(worker);
     await waitFor(async () => existsSync(location), (there) => !there, 60_000);
     expect(worker.output()).toContain('sweep: 1 pending purge(s) queued');
-    expect(await types(new Api(api2.url), 's%24t')).toContain('TablePurged');
+    // The files go first, then TablePurged is recorded.
+    expect(await waitFor(() => types(new Api(api2.url), 's%24t'), (t) => t.includes('TablePurged'), 10_000)).toContain('TablePurged');
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
 import { Job, UnrecoverableError } from 'bullmq';
-import { CatalogError, ErrorCode, IndexType } from '@app/catalog';
+import { CatalogError, ErrorCode, IndexType, lineLocation } from '@app/catalog';
 import { DataService, IndexService, RequestContext } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
@@ -63,7 +63,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
             .then((b) => b.status === 'Canceled' && canceled.abort(), () => undefined);
         }, CANCEL_CHECK_MS);
         try {
-          const built = await buildHnsw(table, build.table.location, build.index.name, build.index.columns[0], {
+          const built = await buildHnsw(table, lineLocation(build.table), build.index.name, build.index.columns[0], {
             files: this.data.files,
             distanceType: params.distance_type,
             m: params.m,

@@ -221,8 +221,7 @@ export class DataService {
   private async target(ctx: RequestContext, req: BranchQuery) {
     const view = await this.view(ctx);
     const table = await this.checked(onBranch(requireTable(view, req.id), req.branch), req.version);
-    // HNSW graphs are built from main's rows: a branch is searched by Lance alone.
-    const hnsw = req.version === undefined && table.branch === undefined ? this.hnsw.indexFor(view, table, req) : undefined;
+    const hnsw = req.version === undefined ? this.hnsw.indexFor(view, table, req) : undefined;
     return { table, hnsw };
   }
 

@@ -12,6 +12,7 @@ import {
   decideDropTableIndex,
   decideRequestTableIndex,
   indexStatusOf,
+  lineLocation,
   onBranch,
   requireIndex,
   requireTable,
@@ -126,7 +127,7 @@ export class IndexService {
       const own = table.indexes.get(name);
       if (!stats && own?.indexType === 'HNSW') {
         const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-        const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(this.data.files, table.location, name) : undefined;
+        const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(this.data.files, lineLocation(table), name) : undefined;
         const rows = await dataset.countRows();
         const indexed = meta ? Math.min(meta.rows, rows) : 0;
         return { index_type: 'HNSW', ...(meta ? { distance_type: meta.space === 'ip' ? 'dot' : meta.space } : {}), num_indexed_rows: indexed, num_unindexed_rows: rows - indexed, num_indices: meta ? 1 : 0 };
@@ -161,7 +162,7 @@ export class IndexService {
       });
     }
     if (!built && !table.indexes.has(name)) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
-    if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(this.data.files, table.location, name);
+    if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(this.data.files, lineLocation(table), name);
     return this.writer.execute(ctx, 'DropTableIndex', (view) => ({
       events: recordedIndex(view, id, name, branch) ? decideDropTableIndex(view, id, name, branch) : [],
       result: (transactionId) => ({ transaction_id: transactionId }),

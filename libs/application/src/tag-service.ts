@@ -66,42 +66,35 @@ export class TagService {
   async createTag(ctx: RequestContext, id: ObjectId, tag: string, version: number, branch?: string) {
     checkTagName(tag);
     if ((await this.listOf(ctx, id))[tag]) throw new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`);
+    return this.pointTag(ctx, id, tag, version, branch, 'create');
+  }
+
+  async updateTag(ctx: RequestContext, id: ObjectId, tag: string, version: number, branch?: string) {
+    versionOf(await this.listOf(ctx, id), tag);
+    return this.pointTag(ctx, id, tag, version, branch, 'update');
+  }
+
+  /** Points a new (`create`) or existing (`update`) tag at a version, and records the change. */
+  private async pointTag(ctx: RequestContext, id: ObjectId, tag: string, version: number, branch: string | undefined, change: 'create' | 'update') {
     const table = await this.data.table(ctx, id, version, branch);
     if (this.tagFiles) {
-      if (!(await this.tagFiles.put(table.location, tag, version, 'create', branch))) {
-        throw new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`);
+      if (!(await this.tagFiles.put(table.location, tag, version, change, branch))) {
+        throw change === 'create'
+          ? new CatalogError(ErrorCode.TableTagAlreadyExists, `tag '${tag}' already exists`)
+          : new CatalogError(ErrorCode.TableTagNotFound, `tag '${tag}' does not exist`);
       }
     } else {
       await this.withTable(
         ctx,
         id,
         async (t) =>
-          (await t.tags()).create(tag, version).catch((e) => {
-            throw lanceInputError(e, 'creating the tag failed');
+          (await t.tags())[change](tag, version).catch((e) => {
+            throw lanceInputError(e, `${change === 'create' ? 'creating' : 'updating'} the tag failed`);
           }),
         branch,
       );
     }
-    return this.record(ctx, id, tag, 'created', version, branch);
-  }
-
-  async updateTag(ctx: RequestContext, id: ObjectId, tag: string, version: number, branch?: string) {
-    versionOf(await this.listOf(ctx, id), tag);
-    const table = await this.data.table(ctx, id, version, branch);
-    if (this.tagFiles) {
-      if (!(await this.tagFiles.put(table.location, tag, version, 'update', branch))) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${tag}' does not exist`);
-    } else {
-      await this.withTable(
-        ctx,
-        id,
-        async (t) =>
-          (await t.tags()).update(tag, version).catch((e) => {
-            throw lanceInputError(e, 'updating the tag failed');
-          }),
-        branch,
-      );
-    }
-    return this.record(ctx, id, tag, 'updated', version, branch);
+    return this.record(ctx, id, tag, change === 'create' ? 'created' : 'updated', version, branch);
   }
 
   async deleteTag(ctx: RequestContext, id: ObjectId, tag: string) {

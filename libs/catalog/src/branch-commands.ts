@@ -1,6 +1,7 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent } from './events';
 import { ObjectId, displayId } from './ids';
+import { branchLocation } from './manifest-names';
 import { BranchState, CatalogView, TableState } from './state';
 import { requireTable } from './table-commands';
 import { requireManaged, requireVersion } from './version-commands';
@@ -57,6 +58,11 @@ export function onBranch(table: TableState, branch: string | undefined): TableOn
     branch,
     branchCreatedAtMillis: line.createdAtMillis,
   };
+}
+
+/** Where the files the catalog keeps for one line of a table live (HNSW graphs): the branch's own tree, or the table's root. */
+export function lineLocation(table: TableOnBranch): string {
+  return table.branch === undefined ? table.location : branchLocation(table.location, table.branch);
 }
 
 export interface CreateTableBranch {

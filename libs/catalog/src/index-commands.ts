@@ -66,13 +66,6 @@ export function defaultIndexName(table: TableState, column: string): string {
 
 export function decideRequestTableIndex(view: CatalogView, cmd: RequestTableIndex): CatalogEvent[] {
   const table = onBranch(requireTable(view, cmd.id), cmd.branch);
-  if (cmd.indexType === 'HNSW' && table.branch !== undefined) {
-    throw new CatalogError(
-      ErrorCode.Unsupported,
-      'HNSW graphs are kept by this catalog for the main branch only',
-      'On a branch, build one of Lance\'s own vector indexes (IVF_HNSW_SQ, IVF_PQ...).',
-    );
-  }
   const indexName = cmd.indexName ?? defaultIndexName(table, cmd.column);
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(indexName)) {
     throw invalidInput(`index name '${indexName}' must be 1-128 characters of [A-Za-z0-9_-]`);

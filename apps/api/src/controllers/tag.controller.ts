@@ -2,7 +2,7 @@ import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { branchOf, requireTableId } from '@app/catalog';
 import { TagService } from '@app/application';
 import type { FastifyRequest } from 'fastify';
-import { listTagsBody, parseBody, tagBody, tagVersionBody } from '../http/body-schemas';
+import { pagedListBody, parseBody, tagBody, tagVersionBody } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
 
 const ID = 3;
@@ -18,7 +18,7 @@ export class TagController {
   @HttpCode(200)
   list(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
-    const body = parseBody(listTagsBody, r.body());
+    const body = parseBody(pagedListBody, r.body());
     const page = r.page();
     return this.tags.listTags(r.context(body.context), requireTableId(r.objectId(ID, body)), {
       pageToken: page.pageToken ?? body.page_token ?? undefined,

@@ -273,7 +273,7 @@ export const updateFieldMetadataBody = z.object({
   branch: z.string().nullish(),
   updates: z.array(z.object({ path: z.string().min(1), metadata: z.record(z.string(), z.string().nullable()), replace: z.boolean().nullish() })).min(1),
 });
-export const listTagsBody = z.object({ ...common, page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() });
+export const pagedListBody = z.object({ ...common, page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() });
 export const tagBody = z.object({ ...common, tag: z.string().min(1) });
 export const tagVersionBody = z.object({ ...common, tag: z.string().min(1), version, branch: z.string().nullish() });
 export const explainPlanBody = z.object({ ...common, branch: z.string().nullish(), query: queryTableBody, verbose: z.boolean().nullish() });
