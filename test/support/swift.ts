@@ -1,7 +1,7 @@
 import { CreateBucketCommand, ListBucketsCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -98,9 +98,11 @@ export async function startSwift(): Promise<SwiftServer> {
   const client = () =>
     new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
   const s3 = client();
+  // The proxy answering is not enough: an object server still starting makes a first PUT answer 503.
   const ready = async () => {
     for (let i = 0; i < 300; i++) {
       try {
+        for (const port of Object.values(ports)) await listening(port);
         await s3.send(new ListBucketsCommand({}));
         return;
       } catch {
@@ -187,4 +189,16 @@ async function freePorts(count: number): Promise<number[]> {
   const ports = servers.map((s) => (s.address() as import('node:net').AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   return ports;
+}
+
+/** Resolves once something accepts a TCP connection on the port; rejects if nothing does. */
+function listening(port: number): Promise<void> {
+  return new Promise((done, fail) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      done();
+    });
+    socket.once('error', fail);
+  });
 }
