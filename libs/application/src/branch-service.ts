@@ -14,7 +14,7 @@ import {
 } from '@app/catalog';
 import { BranchRefFiles, LanceTables } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
-import { TableFiles, joinLocation } from '@app/storage';
+import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
@@ -30,14 +30,18 @@ import { RequestContext } from './request-context';
  * failed create leaves nothing behind.
  */
 export class BranchService {
+  private readonly refFiles: BranchRefFiles;
+
   constructor(
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
     private readonly files: TableFiles,
-    /** On an object store that refuses conditional PUTs: the catalog writes Lance's ref files. */
-    private readonly refFiles?: BranchRefFiles,
-  ) {}
+    /** On an object store that refuses conditional PUTs, the catalog writes Lance's ref files itself. */
+    private readonly writesRefFiles = false,
+  ) {
+    this.refFiles = new BranchRefFiles(files);
+  }
 
   private async table(ctx: RequestContext, id: ObjectId): Promise<TableState> {
     return requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id);
@@ -54,7 +58,7 @@ export class BranchService {
 
   /** BranchContents as the spec has it. */
   private async contents(table: TableState, b: BranchState) {
-    const parentBranch = b.recordedBy === 'commit' ? await this.parentFromRefFile(table, b.name) : b.parentBranch;
+    const parentBranch = b.recordedBy === 'commit' ? await this.refFiles.parentOf(table.location, b.name) : b.parentBranch;
     // As Lance records it: the size of the manifest the branch started from.
     const parent = parentBranch === undefined ? table : table.branches?.get(parentBranch);
     const started = parent?.versions.get(b.parentVersion) ?? b.versions.get(b.parentVersion);
@@ -64,18 +68,6 @@ export class BranchService {
       createAt: Math.floor(b.createdAtMillis / 1000),
       manifestSize: started?.manifestSize ?? 0,
     };
-  }
-
-  /** A branch a client made itself is first seen as a commit; only Lance's ref file names its parent. */
-  private async parentFromRefFile(table: TableState, name: string): Promise<string | undefined> {
-    const bytes = await this.files.read(joinLocation(table.location, '_refs', 'branches', `${name}.json`)).catch(() => undefined);
-    if (!bytes) return undefined;
-    try {
-      const parent = (JSON.parse(bytes.toString('utf8')) as { parentBranch?: string | null }).parentBranch;
-      return parent ?? undefined;
-    } catch {
-      return undefined;
-    }
   }
 
   async createTableBranch(ctx: RequestContext, cmd: CreateTableBranch) {
@@ -104,7 +96,7 @@ export class BranchService {
    * file on a store that refuses conditional PUTs: the catalog writes it, as Lance would have.
    */
   private async finishRefFile(ctx: RequestContext, cmd: CreateTableBranch): Promise<boolean> {
-    if (!this.refFiles) return false;
+    if (!this.writesRefFiles) return false;
     const table = await this.table(ctx, cmd.id);
     const line = table.branches?.get(cmd.name);
     if (line?.latestVersion === undefined || (await this.refFiles.exists(table.location, cmd.name))) return false;
@@ -137,7 +129,7 @@ export class BranchService {
   }
 
   private async removeFiles(table: TableState, name: string): Promise<void> {
-    await this.files.remove(joinLocation(table.location, '_refs', 'branches', `${name}.json`));
+    await this.refFiles.remove(table.location, name);
     await this.files.removeTree(branchLocation(table.location, name));
   }
 }

@@ -1,7 +1,7 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, ManifestNamingScheme, Properties, VersionRecord } from './events';
 import { ObjectId, displayId } from './ids';
-import { TableOnBranch, onBranch, validateBranchName } from './branch-commands';
+import { TableOnBranch, lineLocation, onBranch, validateBranchName } from './branch-commands';
 import { branchLocation, finalManifestPath } from './manifest-names';
 import { TableVersions } from './table-versions';
 import { CatalogView, TableState } from './state';
@@ -35,26 +35,10 @@ export function decideCreateTableVersion(view: CatalogView, cmd: CreateTableVers
   const table = requireManaged(requireTable(view, cmd.id));
   const events: CatalogEvent[] = [];
   let line: TableOnBranch = table;
-  if (cmd.branch !== undefined) {
-    if (table.branches?.has(cmd.branch)) line = onBranch(table, cmd.branch);
-    else {
-      // A client creating a branch itself (Lance's create_branch) commits the branch's first
-      // version, a copy of the version it starts from, before anything else names the branch.
-      validateBranchName(cmd.branch);
-      const recorded = {
-        type: 'TableBranchCreated' as const,
-        data: {
-          table: table.id,
-          tableUuid: table.uuid,
-          branch: cmd.branch,
-          parentVersion: cmd.version,
-          createdAtMillis: cmd.timestampMillis,
-          recordedBy: 'commit' as const,
-        },
-      };
-      events.push(recorded);
-      line = { ...table, versions: new TableVersions(table.location).draft(), latestVersion: undefined, branch: cmd.branch };
-    }
+  if (cmd.branch !== undefined && table.branches?.has(cmd.branch)) line = onBranch(table, cmd.branch);
+  else if (cmd.branch !== undefined) {
+    events.push(branchFirstSeen(table, cmd.branch, cmd));
+    line = { ...table, versions: new TableVersions(branchLocation(table.location, cmd.branch)), latestVersion: undefined, branch: cmd.branch };
   }
   if (line.versions.has(cmd.version)) {
     throw new CatalogError(
@@ -63,10 +47,9 @@ export function decideCreateTableVersion(view: CatalogView, cmd: CreateTableVers
       'Another writer committed this version first; reload the table and retry.',
     );
   }
-  const location = line.branch === undefined ? table.location : branchLocation(table.location, line.branch);
   const record: VersionRecord = {
     version: cmd.version,
-    manifestPath: finalManifestPath(location, cmd.stagingManifestPath, cmd.version, cmd.namingScheme),
+    manifestPath: finalManifestPath(lineLocation(line), cmd.stagingManifestPath, cmd.version, cmd.namingScheme),
     namingScheme: cmd.namingScheme,
     timestampMillis: cmd.timestampMillis,
   };
@@ -76,6 +59,25 @@ export function decideCreateTableVersion(view: CatalogView, cmd: CreateTableVers
   const branch = line.branch !== undefined ? { branch: line.branch } : {};
   events.push({ type: 'TableVersionCreated', data: { table: table.id, tableUuid: table.uuid, ...record, ...branch } });
   return events;
+}
+
+/**
+ * A client creating a branch itself (Lance's create_branch) commits the branch's first version, a
+ * copy of the version it starts from, before anything else names the branch: that commit records it.
+ */
+function branchFirstSeen(table: TableState, branch: string, cmd: CreateTableVersion): CatalogEvent {
+  validateBranchName(branch);
+  return {
+    type: 'TableBranchCreated',
+    data: {
+      table: table.id,
+      tableUuid: table.uuid,
+      branch,
+      parentVersion: cmd.version,
+      createdAtMillis: cmd.timestampMillis,
+      recordedBy: 'commit',
+    },
+  };
 }
 
 /** How messages name a table's line of versions: the table itself, or one of its branches. */

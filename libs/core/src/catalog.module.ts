@@ -22,7 +22,7 @@ import {
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
-import { BranchRefFiles, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
+import { LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { Warehouse } from '@app/storage';
 import { BullBackfillQueue, BullIndexQueue, BullViewRefreshQueue } from './bull-transaction-queue';
@@ -188,7 +188,7 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
       provide: BranchService,
       inject: [CatalogWriter, ProjectionRegistry, LanceTables, Warehouse],
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, wh: Warehouse) =>
-        new BranchService(w, p, l, wh.files, wh.onObjectStore ? new BranchRefFiles(wh.files) : undefined),
+        new BranchService(w, p, l, wh.files, wh.onObjectStore),
     },
     {
       provide: CreateTableService,

@@ -30,6 +30,21 @@ export class BranchRefFiles {
     return (await this.files.head(this.path(location, branch))) !== undefined;
   }
 
+  /** The parent branch the ref file names; undefined for main, or when there is no readable file. */
+  async parentOf(location: string, branch: string): Promise<string | undefined> {
+    const bytes = await this.files.read(this.path(location, branch)).catch(() => undefined);
+    if (!bytes) return undefined;
+    try {
+      return (JSON.parse(bytes.toString('utf8')) as { parentBranch?: string | null }).parentBranch ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  remove(location: string, branch: string): Promise<void> {
+    return this.files.remove(this.path(location, branch));
+  }
+
   async write(location: string, branch: string, origin: BranchOrigin): Promise<void> {
     const lineage = origin.parentBranch === undefined ? [] : await this.lineageOf(location, origin.parentBranch);
     const body = {
