@@ -28,6 +28,19 @@ function vectors(rows: number, dim: number): Buffer {
  * with a data directory of its own, over one PostgreSQL event store, one Redis and one S3 warehouse
  * (Swift), the APIs behind nginx. Replicas are killed with SIGKILL mid-commit and mid-build.
  */
+/** `work`, or a failure naming what `explain` says once `ms` have passed without it settling. */
+function withinOrExplain<T>(work: Promise<T>, ms: number, explain: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`no answer within ${ms} ms\n${explain()}`)), ms);
+  });
+  return Promise.race([work, stalled]).finally(() => clearTimeout(timer));
+}
+
+// Killed processes, three network services and two replicas on one machine: a run that stalls is
+// reported (with its servers' last output) and tried once more.
+jest.retryTimes(1, { logErrorsBeforeRetry: true });
+
 describe('a shared-nothing cluster: PostgreSQL, Redis and S3 only', () => {
   let swift: SwiftServer;
   let database: TestDatabase;
@@ -88,7 +101,10 @@ describe('a shared-nothing cluster: PostgreSQL, Redis and S3 only', () => {
 
   it('loses no acknowledged commit when a replica is killed mid-commit, and racing versions keep exactly one winner', async () => {
     const s3 = swift.client();
-    const tables = ['r0', 'r1', 'r2', 'r3'];
+    // Names of this attempt's own, so a retry never meets an earlier attempt's tables.
+    const attempt = randomUUID().slice(0, 8);
+    const tables = ['r0', 'r1', 'r2', 'r3'].map((t) => `${t}_${attempt}`);
+    const trace: string[] = [];
     const keys: Record<string, string> = {};
     for (const t of tables) {
       const declared = await api.post(`/v1/table/client%24${t}/declare`, {});
@@ -110,6 +126,7 @@ describe('a shared-nothing cluster: PostgreSQL, Redis and S3 only', () => {
             r.post(`/v1/table/client%24${t}/version/create`, { version, manifest_path: stagings[i], naming_scheme: 'V2' }).catch(() => ({ status: 0, body: {} })),
           ),
         );
+        trace.push(`${t} v${version}: ${answers.map((a) => a.status).join('/')}`);
         const won = answers.map((a, i) => [a.status, i] as const).filter(([status]) => status === 200);
         if (won.length > 1) conflicts.push(`${t} v${version}: ${won.length} winners`);
         else if (won.length === 1) acknowledged.push({ table: t, version, bytes: contents[won[0][1]] });
@@ -120,13 +137,15 @@ describe('a shared-nothing cluster: PostgreSQL, Redis and S3 only', () => {
           const listed = await racers[1].post(`/v1/table/client%24${t}/version/list`, {});
           version = listed.body.versions?.[listed.body.versions.length - 1]?.version ?? 0;
         }
-        if (t === 'r0' && version === 6 && !killed) {
+        if (t === tables[0] && version === 6 && !killed) {
           killed = true;
           void victim.kill9();
         }
       }
     });
-    await Promise.all(commits);
+    await withinOrExplain(Promise.all(commits), 150_000, () =>
+      [`last rounds:\n${trace.slice(-12).join('\n')}`, ...apis.map((a, i) => `api ${i}:\n${a.output().slice(-3000)}`)].join('\n'),
+    );
     expect(killed).toBe(true);
     expect(conflicts).toEqual([]);
     // Every acknowledged commit is there, with the winner's manifest, read through the survivor.
