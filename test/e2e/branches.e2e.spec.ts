@@ -225,4 +225,25 @@ describe('branches', () => {
       db.close();
     }
   }, 120_000);
+  it('lists the branches a client keeps on an unmanaged table from Lance\'s ref files, and refuses to act on them', async () => {
+    const unmanaged = await startServer({ env: { MANAGED_VERSIONING: 'false' } });
+    const db = await lancedb.connectNamespace('rest', { uri: unmanaged.url });
+    try {
+      const table = await db.createTable('plain', [{ id: 1 }, { id: 2 }]);
+      await (await table.branches()).create('dev');
+      const plainApi = new Api(unmanaged.url);
+      const listed = await plainApi.post('/v1/table/plain/branches/list', null);
+      expect(listed.body.branches).toEqual({ dev: { parentVersion: 1, createAt: expect.any(Number), manifestSize: expect.any(Number) } });
+      for (const res of [
+        await plainApi.post('/v1/table/plain/branches/create', { name: 'other' }),
+        await plainApi.post('/v1/table/plain/branches/delete', { name: 'dev' }),
+        await plainApi.post('/v1/table/plain/count_rows', { branch: 'dev' }),
+      ]) {
+        expect({ status: res.status, code: res.body.code }).toEqual({ status: 406, code: 0 });
+      }
+    } finally {
+      db.close();
+      await unmanaged.stop();
+    }
+  }, 60_000);
 });

@@ -49,11 +49,19 @@ export class BranchService {
 
   async listTableBranches(ctx: RequestContext, id: ObjectId, page: PageRequest) {
     const table = await this.table(ctx, id);
+    if (!table.managedVersioning) return this.listFromRefFiles(table, page);
     const names = branchesOf(table).filter((b) => page.pageToken === undefined || b.name > page.pageToken);
     const result = takePage(names, page.limit, (b) => b.name);
     const branches: Record<string, unknown> = {};
     for (const b of result.items) branches[b.name] = await this.contents(table, b);
     return { branches, page_token: result.pageToken };
+  }
+
+  /** An unmanaged table's clients make branches on storage alone: Lance's ref files are the list, as its manifests are its versions. */
+  private async listFromRefFiles(table: TableState, page: PageRequest) {
+    const listed = (await this.refFiles.list(table.location)).filter((b) => page.pageToken === undefined || b.name > page.pageToken);
+    const result = takePage(listed, page.limit, (b) => b.name);
+    return { branches: Object.fromEntries(result.items.map(({ name, ...contents }) => [name, contents])), page_token: result.pageToken };
   }
 
   /** BranchContents as the spec has it. */

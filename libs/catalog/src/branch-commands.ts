@@ -4,7 +4,7 @@ import { ObjectId, displayId } from './ids';
 import { branchLocation } from './manifest-names';
 import { BranchState, CatalogView, TableState } from './state';
 import { requireTable } from './table-commands';
-import { requireManaged, requireVersion } from './version-commands';
+import { requireVersion } from './version-commands';
 
 /** The branch every table has; naming it is the same as naming none. */
 export const MAIN_BRANCH = 'main';
@@ -74,7 +74,8 @@ export interface CreateTableBranch {
 }
 
 export function decideCreateTableBranch(view: CatalogView, cmd: CreateTableBranch): CatalogEvent[] {
-  const table = requireManaged(requireTable(view, cmd.id));
+  const table = requireTable(view, cmd.id);
+  refuseBranchOfUnmanaged(table, cmd.name);
   validateBranchName(cmd.name);
   if (table.branches?.has(cmd.name)) {
     throw new CatalogError(
@@ -112,7 +113,8 @@ export function decideCreateTableBranch(view: CatalogView, cmd: CreateTableBranc
  * catalog), so the catalog records what happened, whatever was made from it.
  */
 export function decideDeleteTableBranch(view: CatalogView, id: ObjectId, name: string, filesGone?: string): CatalogEvent[] {
-  const table = requireManaged(requireTable(view, id));
+  const table = requireTable(view, id);
+  refuseBranchOfUnmanaged(table, name);
   requireBranch(table, name);
   if (filesGone !== undefined) {
     return [{ type: 'TableBranchDeleted', data: { table: table.id, tableUuid: table.uuid, branch: name, reason: filesGone } }];

@@ -30,6 +30,25 @@ export class BranchRefFiles {
     return (await this.files.head(this.path(location, branch))) !== undefined;
   }
 
+  /** Every branch Lance keeps a ref file of, with what the file records (a table whose commits the catalog does not see). */
+  async list(location: string): Promise<Array<{ name: string; parentBranch?: string; parentVersion: number; createAt: number; manifestSize: number }>> {
+    const listed = [];
+    for (const file of await this.files.list(joinLocation(location, '_refs', 'branches'))) {
+      if (!file.name.endsWith('.json')) continue;
+      const bytes = await this.files.read(joinLocation(location, '_refs', 'branches', file.name));
+      if (!bytes) continue;
+      const stored = JSON.parse(bytes.toString('utf8')) as { parentBranch?: string | null; parentVersion: number; createAt: number; manifestSize?: number };
+      listed.push({
+        name: file.name.slice(0, -'.json'.length),
+        ...(stored.parentBranch ? { parentBranch: stored.parentBranch } : {}),
+        parentVersion: stored.parentVersion,
+        createAt: stored.createAt,
+        manifestSize: stored.manifestSize ?? 0,
+      });
+    }
+    return listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
   /** The parent branch the ref file names; undefined for main, or when there is no readable file. */
   async parentOf(location: string, branch: string): Promise<string | undefined> {
     const bytes = await this.files.read(this.path(location, branch)).catch(() => undefined);
