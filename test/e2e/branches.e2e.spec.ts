@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
@@ -184,6 +184,22 @@ describe('branches', () => {
     expect((await api.post(`${T}/index/list`, { branch: 'dev' })).body.indexes).toEqual([]);
     expect(readdirSync(join(location, 'tree', 'dev', '_hnsw'))).toEqual([]);
   }, 120_000);
+
+  it('leaves no branch behind when Lance cannot make it', async () => {
+    const U = '/v1/table/br%24undo';
+    const created = await api.send<any>('POST', `${U}/create`, arrowStream(sampleTable(0, 5)), ARROW_STREAM);
+    await api.send('POST', `${U}/insert`, arrowStream(sampleTable(5, 5)), ARROW_STREAM);
+    // Version 1 is recorded, but its manifest is gone from disk: Lance has nothing to branch from.
+    rmSync(join(created.body.location, '_versions', '18446744073709551614.manifest'));
+    const refused = await api.post(`${U}/branches/create`, { name: 'lost', from_version: 1 });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.body.error).toContain('creating the branch failed');
+    expect((await api.post(`${U}/branches/list`, null)).body.branches).toEqual({});
+    expect(existsSync(join(created.body.location, 'tree', 'lost'))).toBe(false);
+    const history = (await api.get(`/v1/history/table/br%24undo`)).body.events.map((e: { type: string }) => e.type);
+    expect(history.slice(-2)).toEqual(['TableBranchCreated', 'TableBranchDeleted']);
+    expect((await api.post(`${U}/branches/create`, { name: 'lost' })).status).toBe(200);
+  });
 
   it('lets the lancedb client create, list, open and write branches through the catalog', async () => {
     const db = await lancedb.connectNamespace('rest', { uri: server.url });

@@ -1,5 +1,7 @@
+import type { Table as LanceTable } from '@lancedb/lancedb';
 import {
   BranchState,
+  CatalogEvent,
   CreateTableBranch,
   ObjectId,
   PageRequest,
@@ -18,6 +20,8 @@ import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
+
+type TableBranchCreated = Extract<CatalogEvent, { type: 'TableBranchCreated' }>;
 
 /**
  * Branches of managed tables. The catalog records each branch and every version on it; Lance keeps
@@ -79,22 +83,24 @@ export class BranchService {
   }
 
   async createTableBranch(ctx: RequestContext, cmd: CreateTableBranch) {
-    const recorded = await this.writer.execute(ctx, 'CreateTableBranch', (view) => ({
-      events: decideCreateTableBranch(view, cmd),
-      result: (transactionId) => ({ transaction_id: transactionId }),
-    }));
-    const table = await this.table(ctx, cmd.id);
-    const source = await this.lance.open(ctx.database, [...table.id], cmd.fromBranch === undefined ? {} : { branch: cmd.fromBranch });
-    const parentVersion = table.branches!.get(cmd.name)!.parentVersion;
+    let created: TableBranchCreated | undefined;
+    let location = '';
+    const recorded = await this.writer.execute(ctx, 'CreateTableBranch', (view) => {
+      const events = decideCreateTableBranch(view, cmd);
+      created = events[0] as TableBranchCreated;
+      location = view.table(cmd.id)!.location;
+      return { events, result: (transactionId) => ({ transaction_id: transactionId }) };
+    });
+    let source: LanceTable | undefined;
     try {
-      const created = await (await source.branches()).create(cmd.name, cmd.fromBranch, parentVersion);
-      created.close();
+      source = await this.lance.open(ctx.database, [...cmd.id], cmd.fromBranch === undefined ? {} : { branch: cmd.fromBranch });
+      (await (await source.branches()).create(cmd.name, cmd.fromBranch, created!.data.parentVersion)).close();
     } catch (e) {
       if (await this.finishRefFile(ctx, cmd)) return recorded;
-      await this.undoCreate(ctx, table, cmd.name);
+      await this.undoCreate(ctx, location, cmd);
       throw lanceInputError(e, 'creating the branch failed');
     } finally {
-      source.close();
+      source?.close();
     }
     return recorded;
   }
@@ -118,11 +124,11 @@ export class BranchService {
     return true;
   }
 
-  private async undoCreate(ctx: RequestContext, table: TableState, name: string): Promise<void> {
+  private async undoCreate(ctx: RequestContext, location: string, cmd: CreateTableBranch): Promise<void> {
     await this.writer
-      .execute(ctx, 'DeleteTableBranch', (view) => ({ events: decideDeleteTableBranch(view, table.id, name), result: () => undefined }))
+      .execute(ctx, 'DeleteTableBranch', (view) => ({ events: decideDeleteTableBranch(view, cmd.id, cmd.name), result: () => undefined }))
       .catch(() => undefined);
-    await this.removeFiles(table, name).catch(() => undefined);
+    await this.removeFiles(location, cmd.name).catch(() => undefined);
   }
 
   async deleteTableBranch(ctx: RequestContext, id: ObjectId, name: string) {
@@ -132,12 +138,12 @@ export class BranchService {
       return { events: decideDeleteTableBranch(view, id, name), result: (transactionId) => ({ transaction_id: transactionId }) };
     });
     // Recorded first: a branch the catalog no longer lists takes no commits, so its files can go.
-    await this.removeFiles(table!, name);
+    await this.removeFiles(table!.location, name);
     return answer;
   }
 
-  private async removeFiles(table: TableState, name: string): Promise<void> {
-    await this.refFiles.remove(table.location, name);
-    await this.files.removeTree(branchLocation(table.location, name));
+  private async removeFiles(location: string, name: string): Promise<void> {
+    await this.refFiles.remove(location, name);
+    await this.files.removeTree(branchLocation(location, name));
   }
 }
