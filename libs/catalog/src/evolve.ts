@@ -84,8 +84,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       else {
         const line = table.branches?.get(branch);
         if (!line) return;
-        line.versions.add(record);
-        if (line.latestVersion === undefined || record.version > line.latestVersion) line.latestVersion = record.version;
+        addToLine(line, record);
       }
       return;
     }
@@ -167,9 +166,12 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
 }
 
 function addVersion(table: TableState, record: VersionRecord): void {
-  table.versions.add(record);
+  addToLine(table, record);
   table.namingScheme = record.namingScheme;
-  if (table.latestVersion === undefined || record.version > table.latestVersion) {
-    table.latestVersion = record.version;
-  }
+}
+
+/** Adds a version to a line of versions (main's or a branch's), moving its latest version on. */
+function addToLine(line: Pick<TableState, 'versions' | 'latestVersion'>, record: VersionRecord): void {
+  line.versions.add(record);
+  if (line.latestVersion === undefined || record.version > line.latestVersion) line.latestVersion = record.version;
 }

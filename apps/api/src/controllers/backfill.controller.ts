@@ -4,7 +4,7 @@ import { BackfillService } from '@app/application';
 import type { FastifyRequest } from 'fastify';
 import { backfillColumnBody, parseBody } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
-import { onBranch } from '../http/branch-param';
+import { branchField } from '../http/branch-param';
 
 const ID = 3;
 
@@ -29,7 +29,7 @@ export class BackfillController {
       id: requireTableId(r.objectId(ID, body)),
       column: body.column,
       where: body.where ?? undefined,
-      ...onBranch(body.branch),
+      ...branchField(body.branch),
     });
   }
 }

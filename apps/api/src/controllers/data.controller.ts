@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { countRowsBody, explainPlanBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
-import { onBranch } from '../http/branch-param';
+import { branchField } from '../http/branch-param';
 
 const ID = 3;
 
@@ -29,7 +29,7 @@ export class DataController {
     const { id: _i, context: _c, identity: _x, branch, version, ...query } = body.query;
     return this.data.explainQuery(
       r.context(body.context),
-      { ...withoutNulls(query), id: requireTableId(r.objectId(ID, body)), version: version ?? undefined, ...onBranch(body.branch ?? branch) },
+      { ...withoutNulls(query), id: requireTableId(r.objectId(ID, body)), version: version ?? undefined, ...branchField(body.branch ?? branch) },
       body.verbose ?? false,
     );
   }
@@ -46,7 +46,7 @@ export class DataController {
       ...withoutNulls(query),
       id: requireTableId(r.objectId(ID, body)),
       version: version ?? undefined,
-      ...onBranch(branch),
+      ...branchField(branch),
     });
   }
 
@@ -59,7 +59,7 @@ export class DataController {
       id: requireTableId(r.pathId(ID)),
       mode,
       data: readArrowBody(req.body),
-      ...onBranch(r.queryString('branch')),
+      ...branchField(r.queryString('branch')),
     });
   }
 
@@ -92,7 +92,7 @@ export class DataController {
       id: requireTableId(r.objectId(ID, body)),
       version: body.version ?? undefined,
       predicate: body.predicate ?? undefined,
-      ...onBranch(body.branch),
+      ...branchField(body.branch),
     });
     return JSON.stringify(count);
   }
@@ -109,7 +109,7 @@ export class DataController {
       ...withoutNulls(query),
       id: requireTableId(r.objectId(ID, body)),
       version: version ?? undefined,
-      ...onBranch(branch),
+      ...branchField(branch),
     });
     // A view of the encoded bytes, not a copy.
     return Buffer.from(file.buffer, file.byteOffset, file.byteLength);

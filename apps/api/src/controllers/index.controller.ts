@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { createIndexBody, indexNameBody, listIndicesBody, parseBody } from '../http/body-schemas';
 import { decodeFormComponent } from '../http/form-decode';
 import { RestRequests } from '../http/rest-request.factory';
-import { onBranch } from '../http/branch-param';
+import { branchField } from '../http/branch-param';
 
 const ID = 3;
 const INDEX_NAME = 5;
@@ -26,7 +26,7 @@ export class IndexController {
     const { id: _i, context, identity: _x, branch, column, index_type, name, ...params } = body;
     return this.indexes.createTableIndex(r.context(context), {
       id: requireTableId(r.objectId(ID, body)),
-      ...onBranch(branch),
+      ...branchField(branch),
       name: name ?? undefined,
       column,
       indexType: parseIndexType(index_type),
@@ -49,7 +49,7 @@ export class IndexController {
     const page = r.page();
     return this.indexes.listTableIndices(r.context(body.context), {
       id: requireTableId(r.objectId(ID, body)),
-      ...onBranch(body.branch),
+      ...branchField(body.branch),
       version: body.version ?? undefined,
       page: { pageToken: page.pageToken ?? body.page_token ?? undefined, limit: page.limit ?? body.limit ?? undefined },
     });

@@ -16,7 +16,7 @@ import {
 import { RestRequest } from '../http/rest-request';
 import { checkSqlExpression } from '../http/sql-expression';
 import { RestRequests } from '../http/rest-request.factory';
-import { onBranch } from '../http/branch-param';
+import { branchField } from '../http/branch-param';
 
 const ID = 3;
 
@@ -33,7 +33,7 @@ export class MutationController {
   mergeInsert(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const on = (r.queryString('on') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
-    const target = { id: requireTableId(r.pathId(ID)), ...onBranch(r.queryString('branch')) };
+    const target = { id: requireTableId(r.pathId(ID)), ...branchField(r.queryString('branch')) };
     return this.mutations.mergeInsert(r.context(), target, readArrowStream(req.body), {
       on,
       whenMatchedUpdateAll: r.queryBool('when_matched_update_all', false),
@@ -131,7 +131,7 @@ export class MutationController {
   private parse<S extends Parameters<typeof parseBody>[0]>(req: FastifyRequest, schema: S) {
     const r: RestRequest = this.rest.of(req);
     const body = parseBody(schema, r.body()) as ReturnType<typeof parseBody<S>> & { context?: Record<string, string> | null; branch?: string | null };
-    return { r, body, target: { id: requireTableId(r.objectId(ID, body as { id?: unknown })), ...onBranch(body.branch) } };
+    return { r, body, target: { id: requireTableId(r.objectId(ID, body as { id?: unknown })), ...branchField(body.branch) } };
   }
 }
 

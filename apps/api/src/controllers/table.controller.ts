@@ -13,7 +13,7 @@ import {
   tableExistsBody,
 } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
-import { onBranch } from '../http/branch-param';
+import { branchField } from '../http/branch-param';
 
 const ID = 3;
 
@@ -68,7 +68,7 @@ export class TableController {
       loadDetailedMetadata: r.queryBool('load_detailed_metadata', body.load_detailed_metadata ?? false),
       checkDeclared: r.queryBool('check_declared', body.check_declared ?? false),
       vendCredentials: body.vend_credentials ?? undefined,
-      ...onBranch(body.branch),
+      ...branchField(body.branch),
     });
   }
 
@@ -119,7 +119,7 @@ export class TableController {
     return this.tables.restoreTable(r.context(body.context), {
       id: requireTableId(r.objectId(ID, body)),
       version: body.version,
-      ...onBranch(body.branch),
+      ...branchField(body.branch),
     });
   }
 }
