@@ -280,7 +280,7 @@ export async function unavailableAs503<T>(work: () => Promise<T>): Promise<T> {
 
 function toCatalogError(e: unknown): unknown {
   if (e instanceof EventStoreUnavailableError) {
-    return new CatalogError(ErrorCode.ServiceUnavailable, 'the event store is unavailable; retry later', e.message);
+    return new CatalogError(ErrorCode.ServiceUnavailable, 'the event store is unavailable; retry later', undefined, e.message);
   }
   return e;
 }

@@ -1,5 +1,5 @@
-import * as arrow from 'apache-arrow';
 import { CatalogError, ErrorCode, ObjectId, Properties } from '@app/catalog';
+import { ArrowBody } from '@app/lance';
 import { DataService } from './data-service';
 import { RequestContext } from './request-context';
 import { TableService } from './table-service';
@@ -16,7 +16,7 @@ export class CreateTableService {
 
   async createTable(
     ctx: RequestContext,
-    req: { id: ObjectId; mode: CreateTableMode; data: arrow.Table; location?: string; properties: Properties },
+    req: { id: ObjectId; mode: CreateTableMode; data: ArrowBody; location?: string; properties: Properties },
   ) {
     const existing = await this.data.table(ctx, req.id).catch((e) => {
       if (e instanceof CatalogError && e.code === ErrorCode.TableNotFound) return undefined;

@@ -29,19 +29,27 @@ export class ExpectedChange {
     private readonly expected: Map<string, ExpectedChange>,
   ) {}
 
-  /**
-   * Runs `write`, whose commits carry `writer` (none: they do not come through this catalog),
-   * expecting one of them here.
-   */
+  /** Runs `write`, whose commits carry `writer` (none: they do not come through this catalog), expecting one of them here. */
   async during<T>(writer: string | undefined, write: () => Promise<T>): Promise<T> {
     if (writer === undefined) return write();
-    if (this.expected.has(writer)) throw new Error(`writer ${writer} is already writing`);
-    this.expected.set(writer, this);
+    const end = this.begin(writer);
     try {
       return await write();
     } finally {
-      this.expected.delete(writer);
+      end();
     }
+  }
+
+  /**
+   * Expects a commit by `writer` from now until the returned function is called (once the write
+   * is over, committed or not): for a write whose writer is known only once it runs.
+   */
+  begin(writer: string): () => void {
+    if (this.expected.has(writer)) throw new Error(`writer ${writer} is already writing`);
+    this.expected.set(writer, this);
+    return () => {
+      if (this.expected.get(writer) === this) this.expected.delete(writer);
+    };
   }
 }
 

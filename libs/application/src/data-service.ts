@@ -12,13 +12,13 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { ArrowBody, LanceTables, TableQuery, addIpcFile, buildLanceQuery, listManifestsOnDisk, queryIpcFile, toArrowFile, withIpcFile } from '@app/lance';
+import { ArrowBody, DataPlane, DataPlaneKind, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, listManifestsOnDisk, toArrowFile, withIpcFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-handoff';
 import { HnswSearch } from './hnsw-search';
-import { lanceInputError } from './lance-errors';
+import { dataPlaneError, lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
 
 
@@ -50,6 +50,8 @@ export class DataService {
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
+    /** Where Lance runs the requests' filters and bodies (see ContainedDataPlane). */
+    private readonly plane: DataPlane,
     options: { files: TableFiles; hnswGraphs?: number; handoff?: DataChangeHandoff },
   ) {
     this.files = options.files;
@@ -146,18 +148,11 @@ export class DataService {
     const operation = req.mode === 'Overwrite' ? 'Overwrite' : 'Insert';
     let written: RecordedWrite;
     if (table.branch === undefined && (await this.isOnlyDeclared(table))) {
-      written = await this.writeFresh(ctx, table, req.data.table, 'create', operation);
+      written = await this.writeFresh(ctx, table, req.data, 'create', operation);
     } else {
       const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
-      const added = await this.use(ctx, table, 'write', (dataset, writer) =>
-        withIpcFile(req.data, (file) =>
-          expected.during(writer, () =>
-            addIpcFile(dataset, file, req.mode === 'Overwrite' ? 'overwrite' : 'append').catch((e) => {
-              throw lanceInputError(e, 'inserting failed', true);
-            }),
-          ),
-        ),
-      );
+      const mode = req.mode === 'Overwrite' ? 'overwrite' : 'append';
+      const added = await withIpcFile(req.data, (file) => this.write(ctx, { kind: 'insert', table: this.ref(ctx, table), mode, file }, expected, 'inserting failed'));
       written = await this.recorded(ctx, req.id, expected, added.version, table.branch);
     }
     return { transaction_id: written.transactionId, num_inserted_rows: rows, version: written.version };
@@ -170,18 +165,60 @@ export class DataService {
   async writeFresh(
     ctx: RequestContext,
     table: TableState,
-    data: arrow.Table,
+    data: ArrowBody,
     mode: 'create' | 'overwrite',
     operation: DataChange['operation'],
   ): Promise<RecordedWrite> {
-    const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows: data.numRows });
-    let version: number;
-    try {
-      version = await this.lance.createAt(ctx.database, table, data, mode, (writer, write) => expected.during(writer, write));
-    } catch (e) {
-      throw lanceInputError(e, 'writing the table failed', true);
-    }
+    const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows: data.table.numRows });
+    const { version } = await withIpcFile(data, (file) => this.write(ctx, { kind: 'create', table: this.ref(ctx, table), mode, file }, expected, 'writing the table failed'));
     return this.recorded(ctx, table.id, expected, version);
+  }
+
+  /**
+   * Runs a data-plane write whose commit this process expects (see DataChangeHandoff): the
+   * expectation stands from the moment the writer is known until the write is over.
+   */
+  private async write<K extends 'insert' | 'create'>(ctx: RequestContext, op: Extract<DataPlaneOp, { kind: K }>, expected: ExpectedChange, what: string): Promise<DataPlaneResult<K>> {
+    let end: (() => void) | undefined;
+    try {
+      return await this.plane.run(op, { writing: (writer) => void (end = expected.begin(writer)) });
+    } catch (e) {
+      throw dataPlaneError(e, what, true);
+    } finally {
+      end?.();
+    }
+  }
+
+  /**
+   * Runs a data operation on the data plane, after refusing a table that holds no data yet; its
+   * failure answered in the catalog's words.
+   */
+  async run<K extends DataPlaneKind>(
+    ctx: RequestContext,
+    table: TableOnBranch,
+    op: Omit<Extract<DataPlaneOp, { kind: K }>, 'table'>,
+    what: string,
+    writing = false,
+  ): Promise<DataPlaneResult<K>> {
+    await this.refuseOnlyDeclared(table);
+    const version = 'version' in op ? (op.version as number | undefined) : undefined;
+    return this.plane.run({ ...op, table: this.ref(ctx, table) } as Extract<DataPlaneOp, { kind: K }>).catch((e) => {
+      throw dataPlaneError(e, what, writing, version);
+    });
+  }
+
+  /** The table as the data plane is told it: which one, which line, and its latest version as this caught-up state knows it. */
+  ref(ctx: RequestContext, table: TableOnBranch): DataPlaneTable {
+    return {
+      database: ctx.database,
+      id: table.id,
+      uuid: table.uuid,
+      latestVersion: table.latestVersion,
+      branch: table.branch,
+      branchCreatedAtMillis: table.branchCreatedAtMillis,
+      managedVersioning: table.managedVersioning,
+      location: table.location,
+    };
   }
 
   /** The write's record: the one its commit carried, or one appended now when none did. */
@@ -194,27 +231,27 @@ export class DataService {
   async countTableRows(ctx: RequestContext, req: { id: ObjectId; version?: number; predicate?: string; branch?: string }): Promise<number> {
     const table = await this.table(ctx, req.id, req.version, req.branch);
     if (await this.isOnlyDeclared(table)) return 0;
-    return this.read(ctx, table, req.version, (dataset) => dataset.countRows(req.predicate), 'counting failed');
+    return this.run<'count'>(ctx, table, { kind: 'count', version: req.version, predicate: req.predicate }, 'counting failed');
   }
 
   /** QueryTable: the matching rows as an Arrow IPC file (through a ready HNSW index when one fits). */
   async queryTable(ctx: RequestContext, req: BranchQuery): Promise<Uint8Array> {
     const { table, hnsw } = await this.target(ctx, req);
     if (hnsw) return toArrowFile((await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).rows);
-    return this.read(ctx, table, req.version, (t) => queryIpcFile(buildLanceQuery(t, req)));
+    return this.run<'query'>(ctx, table, { kind: 'query', version: req.version, query: tableQuery(req) }, 'the query failed');
   }
 
   async explainQuery(ctx: RequestContext, req: BranchQuery, verbose: boolean): Promise<string> {
     const { table, hnsw } = await this.target(ctx, req);
     if (hnsw) return this.hnsw.explain(table, hnsw, req);
-    return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).explainPlan(verbose));
+    return this.run<'explain'>(ctx, table, { kind: 'explain', version: req.version, query: tableQuery(req), verbose }, 'the query failed');
   }
 
   /** Runs the query and reports what it did; called on a worker. */
   async analyzeQuery(ctx: RequestContext, req: BranchQuery): Promise<string> {
     const { table, hnsw } = await this.target(ctx, req);
     if (hnsw) return (await this.read(ctx, table, req.version, (t) => this.hnsw.query(t, table, hnsw, req))).plan;
-    return this.read(ctx, table, req.version, async (t) => buildLanceQuery(t, req).analyzePlan());
+    return this.run<'analyze'>(ctx, table, { kind: 'analyze', version: req.version, query: tableQuery(req) }, 'the query failed');
   }
 
   /** The table a query reads, from one caught-up catalog state, and the HNSW index that serves it on the latest version, if any. */
@@ -245,4 +282,10 @@ export class DataService {
       result: (transactionId) => transactionId,
     }));
   }
+}
+
+/** The query alone, without the request's table, version and branch, for the data plane. */
+function tableQuery(req: BranchQuery): TableQuery {
+  const { id: _id, version: _version, branch: _branch, ...query } = req;
+  return query;
 }

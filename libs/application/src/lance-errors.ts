@@ -1,42 +1,61 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
+import { DataPlaneFailure, classifyLanceFailure, storeUnreachable } from '@app/lance';
 
 /**
- * Lance reports bad input (an unknown column, a filter that does not parse, a schema that does
- * not fit) as plain errors; the catalog has already checked that the table and version exist,
- * so what Lance refuses is the request's content.
+ * A Lance failure as the caller's answer, in the catalog's words (see classifyLanceFailure); Lance's
+ * own text rides along as the error's `internal` part, which only the log sees. The catalog has
+ * already checked that the table and version exist, so what Lance refuses is the request's content.
+ * `version`: the version the operation read, for a failure that finds its files gone.
  */
-export function lanceInputError(e: unknown, what: string, writing = false): unknown {
+export function lanceInputError(e: unknown, what: string, writing = false, version?: number): unknown {
   if (e instanceof CatalogError) return e;
   const message = e instanceof Error ? e.message : String(e);
-  if (storageUnreachable(message) && catalogCall(message)) {
-    return new CatalogError(ErrorCode.ServiceUnavailable, `${what}: the catalog API is unreachable (a worker reaches it at CATALOG_URL); retry later`, firstLine(message));
+  const failure = classifyLanceFailure(message, writing);
+  const refusal = (code: ErrorCode, text: string) => new CatalogError(code, text, undefined, message);
+  switch (failure.kind) {
+    case 'catalog-unreachable':
+      return refusal(ErrorCode.ServiceUnavailable, `${what}: the catalog API is unreachable (a worker reaches it at CATALOG_URL); retry later`);
+    case 'store-unreachable':
+      return refusal(ErrorCode.ServiceUnavailable, `${what}: the warehouse's object store is unavailable; retry later`);
+    case 'conflict':
+      return refusal(ErrorCode.ConcurrentModification, `${what}: another writer changed the table meanwhile; retry`);
+    case 'missing-files':
+      return version === undefined
+        ? refusal(ErrorCode.InvalidTableState, `${what}: files of the table are missing from storage`)
+        : refusal(ErrorCode.TableVersionNotFound, `${what}: files of version ${version} of the table are missing from storage`);
+    case 'panic':
+      return refusal(ErrorCode.Internal, `${what}: Lance failed internally; the request id names it in the server's log`);
+    case 'schema':
+      return refusal(ErrorCode.TableSchemaValidationError, `${what}: the data does not fit the table's schema${failure.reason ? `: ${failure.reason}` : ''}`);
+    case 'refused':
+      return refusal(ErrorCode.InvalidInput, `${what}: ${failure.reason ?? 'Lance refused the request for this table (the request id names the reason in the server\'s log)'}`);
   }
-  if (storageUnreachable(message)) {
-    return new CatalogError(ErrorCode.ServiceUnavailable, `${what}: the warehouse's object store is unavailable; retry later`, firstLine(message));
-  }
-  // Lance gave up committing against concurrent writers (it retries compatible ones itself).
-  if (/commit conflict/i.test(message)) {
-    return new CatalogError(ErrorCode.ConcurrentModification, `${what}: another writer changed the table meanwhile; retry`, firstLine(message));
-  }
-  if (writing && /schema|field .* not found|not found in (the )?schema|append with different|type mismatch|cannot cast|incompatible|nullab/i.test(message)) {
-    return new CatalogError(ErrorCode.TableSchemaValidationError, `${what}: the data does not fit the table's schema`, firstLine(message));
-  }
-  return new CatalogError(ErrorCode.InvalidInput, `${what}: ${firstLine(message)}`);
 }
 
 /** Lance's object store could not be reached, or answered with a server error other than "not implemented". */
 export function storageUnreachable(message: string): boolean {
-  return (
-    /(error sending request|connection refused|tcp connect error|dns error|connection reset|operation timed out|client error \(Connect\))/i.test(message) ||
-    /non-2xx status code: 5(0[02-9]|[1-9]\d)/i.test(message)
-  );
+  return storeUnreachable(message);
 }
 
-/** The failed call went to the catalog's own REST API (managed tables are opened through it), not to the store. */
-function catalogCall(message: string): boolean {
-  return /\/v1\/(table|namespace|transaction)\//.test(message);
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0].slice(0, 500);
+/**
+ * A data-plane failure as the caller's answer: the process running the operation ended under it
+ * (the memory cap, a crash, none available), or Lance refused it (see lanceInputError); a failure
+ * to open the table is told as such.
+ */
+export function dataPlaneError(e: unknown, what: string, writing = false, version?: number): unknown {
+  if (!(e instanceof DataPlaneFailure)) return lanceInputError(e, what, writing, version);
+  switch (e.ended) {
+    case 'memory':
+      return new CatalogError(
+        ErrorCode.InvalidInput,
+        `${what}: the operation needed more memory than one data operation may take (DATA_PLANE_MEMORY_MB); narrow it with a filter, fewer columns or a smaller k`,
+        undefined,
+        e.message,
+      );
+    case 'crashed':
+      return new CatalogError(ErrorCode.Internal, `${what}: the process running it ended abnormally; the catalog is unaffected`, undefined, e.message);
+    case 'unavailable':
+      return new CatalogError(ErrorCode.ServiceUnavailable, `${what}: no data-plane process is available; retry later`, undefined, e.message);
+  }
+  return e.phase === 'open' ? lanceInputError(e, 'opening the table failed', false, version) : lanceInputError(e, what, writing, version);
 }

@@ -57,12 +57,17 @@ export function httpStatusOf(code: ErrorCode): number {
   return HTTP_STATUS[code] ?? 500;
 }
 
-/** An expected failure: carries the Lance code so the HTTP layer can answer without guessing. */
+/**
+ * An expected failure: carries the Lance code so the HTTP layer can answer without guessing.
+ * `internal` is what the log gets beside the request id and the caller never sees (Lance's own
+ * text, with its source and file paths).
+ */
 export class CatalogError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly detail?: string,
+    readonly internal?: string,
   ) {
     super(message);
     this.name = 'CatalogError';

@@ -87,6 +87,8 @@ const schema = z.object({
   SNAPSHOT_DIR: z.string().min(1).optional(),
   STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
   DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
+  DATA_PLANE_PROCESSES: int('DATA_PLANE_PROCESSES', 2, 0, 256),
+  DATA_PLANE_MEMORY_MB: int('DATA_PLANE_MEMORY_MB', 2048, 256, 1_048_576),
 });
 
 export interface AppConfig {
@@ -139,6 +141,10 @@ export interface AppConfig {
   stagingManifestGraceMs: number;
   /** How long a dropped table's files are kept before a worker purges them (0: at once). */
   dropRetentionSeconds: number;
+  /** How many processes run data operations apart from this one, one operation each at a time (0: in this process). */
+  dataPlaneProcesses: number;
+  /** The resident memory a data-plane process may reach while it runs one operation. */
+  dataPlaneMemoryBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -196,6 +202,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     snapshotDir: resolve(c.SNAPSHOT_DIR ?? `${dataDir}/snapshots`),
     stagingManifestGraceMs: c.STAGING_MANIFEST_GRACE_MS,
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
+    dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
+    dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,
   };
 }
 

@@ -22,7 +22,7 @@ import {
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
-import { LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
+import { ContainedDataPlane, DataPlane, DataPlaneExecutor, InProcessDataPlane, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { Warehouse } from '@app/storage';
 import { BullBackfillQueue, BullIndexQueue, BullViewRefreshQueue } from './bull-transaction-queue';
@@ -31,7 +31,7 @@ import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
 import { withTimeout } from './with-timeout';
 import { BullQueryAnalyzer } from './bull-query-analyzer';
-import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
+import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
 @Global()
@@ -79,6 +79,26 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
           files: w.files,
           storageOptions: w.serverStorageOptions,
         }),
+    },
+    {
+      provide: DATA_PLANE,
+      inject: [APP_CONFIG, Warehouse, LanceTables, Metrics],
+      useFactory: (c: AppConfig, w: Warehouse, l: LanceTables, m: Metrics): DataPlane => {
+        if (c.dataPlaneProcesses === 0) return new InProcessDataPlane(new DataPlaneExecutor(l));
+        const log = new Logger('data-plane');
+        return new ContainedDataPlane({
+          processes: c.dataPlaneProcesses,
+          memoryBytes: c.dataPlaneMemoryBytes,
+          settings: () => ({
+            selfUrl: c.selfUrl ?? c.catalogUrl,
+            headers: { 'x-api-key': c.auth.serviceKey },
+            cachedTables: c.tableCacheSize,
+            storageOptions: w.serverStorageOptions,
+          }),
+          log: (level, message) => (level === 'warn' ? log.warn(message) : log.error(message)),
+          onEnded: (reason) => m.dataPlaneEnded(reason),
+        });
+      },
     },
     { provide: BullPurgeQueue, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new BullPurgeQueue(c.redisUrl, c.queuePrefix) },
     {
@@ -133,9 +153,9 @@ import { APP_CONFIG, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {
       provide: DataService,
-      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DataChangeHandoff, APP_CONFIG, Warehouse],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, h: DataChangeHandoff, c: AppConfig, wh: Warehouse) =>
-        new DataService(w, p, l, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h }),
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DATA_PLANE, DataChangeHandoff, APP_CONFIG, Warehouse],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, d: DataPlane, h: DataChangeHandoff, c: AppConfig, wh: Warehouse) =>
+        new DataService(w, p, l, d, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h }),
     },
     {
       provide: BullIndexQueue,
@@ -232,6 +252,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly projections: ProjectionRegistry,
     private readonly lance: LanceTables,
+    @Inject(DATA_PLANE) private readonly dataPlane: DataPlane,
     private readonly indexQueue: BullIndexQueue,
     private readonly backfillQueue: BullBackfillQueue,
     private readonly viewRefreshQueue: BullViewRefreshQueue,
@@ -260,6 +281,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await withTimeout(this.viewRefreshQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
     await withTimeout(this.purgeQueue.close(), 2000).catch(() => undefined);
+    await this.dataPlane.close();
     await this.lance.close();
     // Before the store closes: a snapshot records the id of the last event it covers.
     await this.projections.close();

@@ -72,6 +72,16 @@ export class Metrics {
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
     registers: [this.registry],
   });
+  private readonly dataPlaneEnds = new Counter({
+    name: 'lance_catalog_data_plane_process_ends_total',
+    help: 'Data-plane processes ended under an operation: crashed, or killed at the memory cap',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+
+  dataPlaneEnded(reason: 'crashed' | 'memory'): void {
+    this.dataPlaneEnds.inc({ reason });
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'lance_catalog_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });

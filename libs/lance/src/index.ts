@@ -17,3 +17,8 @@ export * from './ipc-add';
 export * from './query-ipc';
 export * from './tag-files';
 export * from './branch-ref-files';
+export * from './lance-failures';
+export * from './data-plane/data-plane-ops';
+export * from './data-plane/data-plane-executor';
+export * from './data-plane/in-process-data-plane';
+export * from './data-plane/contained-data-plane';

@@ -50,8 +50,8 @@ export class LanceTables {
       selfUrl: () => string;
       headers?: Record<string, string>;
       cachedTables?: number;
-      /** The warehouse's files, for what Lance does not report (fragment counts from a manifest). */
-      files: TableFiles;
+      /** The warehouse's files, for what Lance does not report (fragment counts from a manifest); describeDetails needs them. */
+      files?: TableFiles;
       /** How this process reaches the warehouse, for tables opened at their location. */
       storageOptions?: Record<string, string>;
     },
@@ -167,7 +167,7 @@ export class LanceTables {
 
   async describeDetails(table: lancedb.Table, location: string): Promise<TableDetails> {
     const [version, schema, stats] = await Promise.all([table.version(), table.schema(), table.stats()]);
-    const fromManifest = await manifestStats(this.options.files, location, version);
+    const fromManifest = this.options.files ? await manifestStats(this.options.files, location, version) : undefined;
     return {
       version,
       schema: toJsonArrowSchema(schema),

@@ -1,7 +1,7 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { invalidInput, parseMode, requireTableId } from '@app/catalog';
 import { AnalysisService, CREATE_TABLE_MODES, CreateTableService, DataService, INSERT_MODES } from '@app/application';
-import { readArrowBody, readArrowStream } from '@app/lance';
+import { readArrowBody } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { countRowsBody, explainPlanBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
@@ -72,7 +72,7 @@ export class DataController {
     return this.creates.createTable(r.context(), {
       id: requireTableId(r.pathId(ID)),
       mode,
-      data: readArrowStream(req.body),
+      data: readArrowBody(req.body),
       location: typeof location === 'string' && location ? location : undefined,
       properties: {
         ...jsonMap(r.queryString('properties'), 'properties'),

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { CatalogError, ErrorCode, requireTableId } from '@app/catalog';
 import { CreateTableService, TableService } from '@app/application';
-import { readArrowStream } from '@app/lance';
+import { readArrowBody } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { RestRequest } from '../http/rest-request';
 import { RestRequests } from '../http/rest-request.factory';
@@ -33,7 +33,7 @@ export class EnterpriseController {
     return this.creates.createTable(r.context(), {
       id: requireTableId(r.pathId(NAME)),
       mode: 'Create',
-      data: readArrowStream(req.body),
+      data: readArrowBody(req.body),
       properties: {},
     });
   }

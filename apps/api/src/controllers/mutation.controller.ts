@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CatalogError, ErrorCode, invalidInput, requireTableId } from '@app/catalog';
 import { DataMutationService } from '@app/application';
-import { readArrowStream } from '@app/lance';
+import { readArrowBody } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import {
   addColumnsBody,
@@ -34,7 +34,7 @@ export class MutationController {
     const r = this.rest.of(req);
     const on = (r.queryString('on') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
     const target = { id: requireTableId(r.pathId(ID)), ...branchField(r.queryString('branch')) };
-    return this.mutations.mergeInsert(r.context(), target, readArrowStream(req.body), {
+    return this.mutations.mergeInsert(r.context(), target, readArrowBody(req.body), {
       on,
       whenMatchedUpdateAll: r.queryBool('when_matched_update_all', false),
       whenMatchedUpdateAllFilter: filterParam(r, 'when_matched_update_all_filt'),

@@ -52,10 +52,13 @@ export class ErrorFilter implements ExceptionFilter {
     if (exception instanceof CatalogError) {
       const body: ErrorBody = { error: exception.message, code: exception.code };
       if (exception.detail) body.detail = exception.detail;
+      if (exception.internal) this.logger.warn(`request ${request.id}: ${exception.message}; caused by: ${exception.internal}`);
+      if (exception.code === ErrorCode.Internal) body.detail = `request id ${request.id}`;
       return [httpStatusOf(exception.code), body];
     }
     if (exception instanceof StorageUnavailableError) {
-      return [503, { error: 'the warehouse\'s object store is unavailable; retry later', code: ErrorCode.ServiceUnavailable, detail: exception.message }];
+      this.logger.warn(`request ${request.id}: the object store is unavailable: ${exception.message}`);
+      return [503, { error: 'the warehouse\'s object store is unavailable; retry later', code: ErrorCode.ServiceUnavailable }];
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -73,9 +76,10 @@ export class ErrorFilter implements ExceptionFilter {
     const mapped = fromFastify(exception as { code?: string; message: string });
     if (mapped) return mapped;
     if (exception instanceof Error && storageUnreachable(exception.message)) {
-      return [503, { error: 'the warehouse\'s object store is unavailable; retry later', code: ErrorCode.ServiceUnavailable, detail: exception.message.split('\n')[0].slice(0, 500) }];
+      this.logger.warn(`request ${request.id}: the object store is unavailable: ${exception.message}`);
+      return [503, { error: 'the warehouse\'s object store is unavailable; retry later', code: ErrorCode.ServiceUnavailable }];
     }
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
-    return [500, { error: 'internal error', code: ErrorCode.Internal, detail: exception instanceof Error ? exception.message : undefined }];
+    this.logger.error(`request ${request.id}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`);
+    return [500, { error: 'internal error', code: ErrorCode.Internal, detail: `request id ${request.id}` }];
   }
 }

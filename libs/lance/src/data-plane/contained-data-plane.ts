@@ -1,0 +1,291 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataPlane, DataPlaneFailure, DataPlaneHooks, DataPlaneKind, DataPlaneOp, DataPlaneResult } from './data-plane-ops';
+import { DataPlaneProcessSettings, FromChild, SETTINGS_ENV, ToChild, fromWire } from './data-plane-wire';
+
+export interface ContainedDataPlaneOptions {
+  /** How many data-plane processes may run at once; each runs one operation at a time. */
+  processes: number;
+  /** A process whose resident memory passes this while it runs an operation is killed, and that operation refused. */
+  memoryBytes: number;
+  /** What a process is started with; asked at each start, as the server's own address is known only once it listens. */
+  settings: () => Omit<DataPlaneProcessSettings, 'inputPath'>;
+  log: (level: 'warn' | 'error', message: string) => void;
+  /** Told each time a process ends under an operation, and why. */
+  onEnded?: (reason: 'crashed' | 'memory') => void;
+  /** The compiled process script; by default the one beside this file. */
+  entry?: string;
+}
+
+interface Job {
+  op: DataPlaneOp;
+  hooks: DataPlaneHooks;
+  resolve: (result: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+const WATCH_MS = 100;
+/** A process left holding this share of the cap after an operation is replaced: the next one would start near the cap. */
+const RECYCLE_SHARE = 0.75;
+
+/**
+ * Runs data operations in a small pool of child processes (see data-plane-process.ts), so that a
+ * crash or a runaway allocation inside Lance costs the one request that caused it. Each process
+ * runs one operation at a time: whatever ends it can then be laid at that operation's door.
+ * Processes start on demand and are replaced when one ends. Request bodies reach a process through
+ * a file of its own that both keep open (written over in place: a fresh buffer's page faults cost
+ * more than the copy; see docs/security.md); answers come back over the IPC channel.
+ */
+export class ContainedDataPlane implements DataPlane {
+  private readonly processes = new Set<DataPlaneProcess>();
+  private readonly waiting: Job[] = [];
+  private closed = false;
+
+  constructor(private readonly options: ContainedDataPlaneOptions) {}
+
+  run<K extends DataPlaneKind>(op: Extract<DataPlaneOp, { kind: K }>, hooks: DataPlaneHooks = {}): Promise<DataPlaneResult<K>> {
+    if (this.closed) return Promise.reject(new DataPlaneFailure('open', 'the data plane is shutting down', 'unavailable'));
+    return new Promise<unknown>((resolve, reject) => {
+      this.waiting.push({ op, hooks, resolve, reject });
+      this.dispatch();
+    }) as Promise<DataPlaneResult<K>>;
+  }
+
+  /** Hands waiting operations to idle processes, preferring one that served the same table last (its handle is warm). */
+  private dispatch(): void {
+    while (this.waiting.length) {
+      const idle = [...this.processes].filter((p) => p.idle);
+      let chosen: DataPlaneProcess | undefined;
+      if (idle.length) {
+        const next = this.waiting[0];
+        chosen = idle.find((p) => p.served(next.op.table.uuid)) ?? idle[0];
+      } else if (this.processes.size < this.options.processes) {
+        chosen = this.start();
+      } else {
+        return;
+      }
+      const job = this.waiting.shift()!;
+      const running = chosen;
+      running
+        .run(job.op, job.hooks)
+        .then(job.resolve, job.reject)
+        .finally(() => {
+          if (running.ended) this.processes.delete(running);
+          else if (running.residentBytes() > this.options.memoryBytes * RECYCLE_SHARE) {
+            this.processes.delete(running);
+            void running.stop();
+          }
+          this.dispatch();
+        });
+    }
+  }
+
+  private start(): DataPlaneProcess {
+    const process = new DataPlaneProcess(this.options);
+    this.processes.add(process);
+    process.exited.then(() => {
+      this.processes.delete(process);
+      if (!this.closed) this.dispatch();
+    });
+    return process;
+  }
+
+  /** Lets running operations finish (up to `graceMs`), then ends every process. */
+  async close(graceMs = 30_000): Promise<void> {
+    this.closed = true;
+    for (const job of this.waiting.splice(0)) job.reject(new DataPlaneFailure('open', 'the data plane is shutting down', 'unavailable'));
+    const deadline = Date.now() + graceMs;
+    while ([...this.processes].some((p) => p.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await Promise.all([...this.processes].map((p) => p.stop()));
+  }
+}
+
+/** One child process and the operation it runs. */
+class DataPlaneProcess {
+  private readonly child: ChildProcess;
+  private readonly input: { fd: number; path: string; unlinked: boolean };
+  private readonly ready: Promise<void>;
+  readonly exited: Promise<void>;
+  private current?: { id: number; job: Omit<Job, 'op'>; watch?: NodeJS.Timeout };
+  private nextId = 0;
+  private readonly recent: string[] = [];
+  private endedBy?: 'crashed' | 'memory' | 'unavailable';
+  private stopping = false;
+  private isReady = false;
+
+  constructor(private readonly options: ContainedDataPlaneOptions) {
+    const path = join(inputDirectory(), `lance-catalog-data-plane-${process.pid}-${randomBytes(6).toString('hex')}`);
+    this.input = { fd: openSync(path, 'w+', 0o600), path, unlinked: false };
+    const settings: DataPlaneProcessSettings = { ...options.settings(), inputPath: path };
+    this.child = fork(options.entry ?? join(__dirname, 'data-plane-process.js'), [], {
+      serialization: 'advanced',
+      // Not the parent's flags (a profiler's, say): this is a process of its own.
+      execArgv: [],
+      env: { ...process.env, [SETTINGS_ENV]: JSON.stringify(settings) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let readied: () => void;
+    this.ready = new Promise<void>((resolve) => (readied = resolve));
+    this.child.on('message', (m: FromChild) => {
+      if (m.t === 'ready') {
+        this.isReady = true;
+        this.unlinkInput();
+        readied();
+      } else this.receive(m);
+    });
+    this.exited = new Promise<void>((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.unlinkInput();
+        closeSync(this.input.fd);
+        if (!this.isReady) {
+          this.endedBy ??= 'unavailable';
+          this.options.log('error', `a data-plane process ended before it was ready (${signal ?? `exit code ${code}`})`);
+        }
+        this.end(code, signal);
+        resolve();
+      });
+    });
+    this.child.on('error', (e) => this.options.log('error', `data-plane process ${this.child.pid}: ${e.message}`));
+  }
+
+  get idle(): boolean {
+    return !this.current && !this.stopping && this.endedBy === undefined;
+  }
+
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  get ended(): boolean {
+    return this.endedBy !== undefined || this.stopping;
+  }
+
+  served(tableUuid: string): boolean {
+    return this.recent.includes(tableUuid);
+  }
+
+  async run(op: DataPlaneOp, hooks: DataPlaneHooks): Promise<unknown> {
+    const id = ++this.nextId;
+    this.recent.unshift(op.table.uuid);
+    this.recent.length = Math.min(this.recent.length, 16);
+    return new Promise<unknown>((resolve, reject) => {
+      this.current = { id, job: { hooks, resolve, reject } };
+      void this.ready.then(() => {
+        if (this.current?.id !== id) return;
+        try {
+          const message: ToChild = { t: 'run', id, op };
+          if ('file' in op && op.file) {
+            writeAll(this.input.fd, op.file);
+            message.op = { ...op, file: new Uint8Array(0) };
+            message.input = op.file.byteLength;
+          }
+          this.current.watch = setInterval(() => this.watchMemory(), WATCH_MS);
+          this.child.send(message);
+        } catch (e) {
+          this.settle(id, () => reject(new DataPlaneFailure('open', `handing the operation to a data-plane process failed: ${(e as Error).message}`, 'unavailable')));
+        }
+      });
+    });
+  }
+
+  private receive(m: FromChild): void {
+    if (m.t === 'ready' || m.id !== this.current?.id) return;
+    const { job } = this.current;
+    if (m.t === 'writing') {
+      Promise.resolve()
+        .then(() => job.hooks.writing?.(m.writer))
+        .then(() => {
+          if (this.current?.id === m.id && this.child.connected) this.child.send({ t: 'go', id: m.id } satisfies ToChild);
+        })
+        .catch((e) => this.settle(m.id, () => job.reject(e)));
+    } else if (m.t === 'done') this.settle(m.id, () => job.resolve(m.result));
+    else this.settle(m.id, () => job.reject(fromWire(m.error)));
+  }
+
+  private settle(id: number, answer: () => void): void {
+    if (this.current?.id !== id) return;
+    clearInterval(this.current.watch);
+    this.current = undefined;
+    answer();
+  }
+
+  private watchMemory(): void {
+    const resident = this.residentBytes();
+    if (resident <= this.options.memoryBytes || this.endedBy) return;
+    this.endedBy = 'memory';
+    this.options.log(
+      'warn',
+      `data-plane process ${this.child.pid} passed its memory cap (${mb(resident)} MB resident, cap ${mb(this.options.memoryBytes)} MB) and was killed with the operation it ran`,
+    );
+    this.child.kill('SIGKILL');
+  }
+
+  /** The process's resident memory, from /proc (0 where there is none to read). */
+  residentBytes(): number {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.child.pid}/status`, 'latin1'));
+      return m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  private end(code: number | null, signal: NodeJS.Signals | null): void {
+    const current = this.current;
+    const reason = this.endedBy ?? (this.stopping ? 'unavailable' : 'crashed');
+    this.endedBy = reason;
+    if (!current) return;
+    if (reason === 'crashed') {
+      this.options.log('error', `data-plane process ${this.child.pid} ended (${signal ?? `exit code ${code}`}) while it ran an operation; it is replaced`);
+    }
+    if (reason !== 'unavailable') this.options.onEnded?.(reason);
+    const message =
+      reason === 'memory'
+        ? `the operation needed more than ${mb(this.options.memoryBytes)} MB of memory`
+        : `the data-plane process running the operation ended (${signal ?? `exit code ${code}`})`;
+    this.settle(current.id, () => current.job.reject(new DataPlaneFailure('work', message, reason)));
+  }
+
+  private unlinkInput(): void {
+    if (this.input.unlinked) return;
+    this.input.unlinked = true;
+    try {
+      unlinkSync(this.input.path);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Ends the process once it has no operation (its parent's disconnect tells it to close its handles and exit). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      if (this.child.connected) this.child.disconnect();
+      const killer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
+      await this.exited;
+      clearTimeout(killer);
+    }
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let at = 0;
+  while (at < bytes.byteLength) at += writeSync(fd, bytes, at, bytes.byteLength - at, at);
+}
+
+/** Memory-backed where the system has it, so a body never goes to disk on its way to a process. */
+function inputDirectory(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / (1024 * 1024));
+}

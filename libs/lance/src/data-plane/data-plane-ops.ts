@@ -1,0 +1,106 @@
+import type { TableQuery } from '../lance-query';
+import type { ManagedTableRef } from '../lance-tables';
+
+/** The table an operation works on, as the caller's caught-up catalog state describes it. */
+export interface DataPlaneTable extends ManagedTableRef {
+  database: string;
+  managedVersioning: boolean;
+  location: string;
+}
+
+export interface MergeInsertOptions {
+  on: string[];
+  whenMatchedUpdateAll: boolean;
+  whenMatchedUpdateAllFilter?: string;
+  whenNotMatchedInsertAll: boolean;
+  whenNotMatchedBySourceDelete: boolean;
+  whenNotMatchedBySourceDeleteFilter?: string;
+  timeoutMs?: number;
+  useIndex?: boolean;
+}
+
+export interface ColumnAlteration {
+  path: string;
+  rename?: string;
+  nullable?: boolean;
+  dataType?: string;
+}
+
+export interface FieldMetadataUpdate {
+  path: string;
+  metadata: Record<string, string | null>;
+  replace?: boolean;
+}
+
+/** Reads and writes of table data: everything Lance's native code does with a request's expressions or bodies. */
+export type DataPlaneOp =
+  | { kind: 'count'; table: DataPlaneTable; version?: number; predicate?: string }
+  | { kind: 'query'; table: DataPlaneTable; version?: number; query: TableQuery }
+  | { kind: 'explain'; table: DataPlaneTable; version?: number; query: TableQuery; verbose: boolean }
+  | { kind: 'analyze'; table: DataPlaneTable; version?: number; query: TableQuery }
+  /** `file`: the rows as an Arrow IPC file. */
+  | { kind: 'insert'; table: DataPlaneTable; mode: 'append' | 'overwrite'; file: Uint8Array }
+  /** The first data of a declared table, or a table's content replaced under a new schema. */
+  | { kind: 'create'; table: DataPlaneTable; mode: 'create' | 'overwrite'; file: Uint8Array }
+  | { kind: 'mergeInsert'; table: DataPlaneTable; file: Uint8Array; options: MergeInsertOptions }
+  | { kind: 'update'; table: DataPlaneTable; predicate?: string; updates: Array<[string, string]> }
+  | { kind: 'delete'; table: DataPlaneTable; predicate: string }
+  | { kind: 'addColumns'; table: DataPlaneTable; columns: Array<{ name: string; expression: string }>; computed: boolean }
+  | { kind: 'alterColumns'; table: DataPlaneTable; alterations: ColumnAlteration[] }
+  | { kind: 'dropColumns'; table: DataPlaneTable; columns: string[] }
+  | { kind: 'updateFieldMetadata'; table: DataPlaneTable; updates: FieldMetadataUpdate[] };
+
+export type DataPlaneKind = DataPlaneOp['kind'];
+
+/** What each operation answers. */
+export interface DataPlaneResults {
+  count: number;
+  query: Uint8Array;
+  explain: string;
+  analyze: string;
+  insert: { version: number };
+  create: { version: number };
+  mergeInsert: { version: number; numInsertedRows: number; numUpdatedRows: number; numDeletedRows: number };
+  update: { version: number; rowsUpdated: number };
+  delete: { version: number; numDeletedRows: number };
+  addColumns: { version: number };
+  alterColumns: { version: number };
+  dropColumns: { version: number };
+  updateFieldMetadata: { version: number; fields: Array<{ path: string; metadata: Record<string, string> }> };
+}
+
+export type DataPlaneResult<K extends DataPlaneKind> = DataPlaneResults[K];
+
+/** Called back while an operation runs. */
+export interface DataPlaneHooks {
+  /**
+   * A write is about to commit through a writer connection of this catalog with this id (see
+   * WRITER_HEADER); the commit waits until this returns, so the caller can expect it.
+   */
+  writing?(writer: string): void | Promise<void>;
+}
+
+/** Where a failure happened: opening the table, or the operation's own work on it. */
+export type DataPlanePhase = 'open' | 'work';
+
+/**
+ * A failure of Lance, or of the process that ran it, with the phase it happened in. `message` is
+ * Lance's own text: for the log, never for an answer.
+ */
+export class DataPlaneFailure extends Error {
+  constructor(
+    readonly phase: DataPlanePhase,
+    message: string,
+    /** Set when the process running the operation ended: a crash, or the memory cap. */
+    readonly ended?: 'crashed' | 'memory' | 'unavailable',
+  ) {
+    super(message);
+    this.name = 'DataPlaneFailure';
+  }
+}
+
+/** Runs data operations somewhere: in this process, or in processes whose crash costs one request. */
+export interface DataPlane {
+  run<K extends DataPlaneKind>(op: Extract<DataPlaneOp, { kind: K }>, hooks?: DataPlaneHooks): Promise<DataPlaneResult<K>>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,55 @@
+import * as lancedb from '@lancedb/lancedb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { classifyLanceFailure } from '../src/lance-failures';
+
+/** Lance's own messages, made by Lance on a real table, classified without leaking a path or a source line. */
+describe('classifyLanceFailure', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lance-failures-'));
+  let table: lancedb.Table;
+  const messageOf = async (work: () => Promise<unknown>) => {
+    try {
+      await work();
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('Lance accepted it');
+  };
+
+  beforeAll(async () => {
+    table = await (await lancedb.connect(dir)).createTable('t', [{ id: 1, x: 's', v: [1, 2] }]);
+  });
+  afterAll(() => {
+    table.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const leaks = (reason: string | undefined) => reason !== undefined && (/\.rs:\d+|Caused by|\/usr\//.test(reason) || reason.includes(dir));
+
+  test.each([
+    ['an unknown column', () => table.countRows('nope > 1'), 'refused', "no column named 'nope' in the table"],
+    ['a parse error', () => table.countRows('id >> (('), 'refused', 'not a valid SQL expression: expected an expression, found EOF'],
+    ['a literal of the wrong type', () => table.countRows("id > 'abc'"), 'refused', "a literal does not match its column's type (Float64)"],
+    ['an unknown function', () => table.countRows('frob(id) > 1'), 'refused', "no SQL function named 'frob'"],
+    ['a query vector of another dimension', () => table.query().nearestTo([1, 2, 3]).toArrow(), 'refused', 'no vector column has dimension 3'],
+    ['a version that does not exist', () => table.checkout(99), 'missing-files', undefined],
+  ] as const)('%s', async (_what, work, kind, reason) => {
+    const message = await messageOf(work);
+    const failure = classifyLanceFailure(message);
+    expect(failure).toEqual(reason === undefined ? { kind } : { kind, reason });
+    expect(leaks(failure.reason)).toBe(false);
+  });
+
+  test('rows that do not fit the schema, when writing', async () => {
+    const message = await messageOf(() => table.add([{ id: 'str', q: 1 }]));
+    expect(classifyLanceFailure(message, true)).toEqual({ kind: 'schema', reason: "field 'q' is not in the table's schema" });
+  });
+
+  test('unreachable stores, conflicts and panics', () => {
+    expect(classifyLanceFailure('Generic S3 error: error sending request for url (http://127.0.0.1:9/b/k)').kind).toBe('store-unreachable');
+    expect(classifyLanceFailure('error sending request for url (http://api:2333/v1/table/a$b/describe)').kind).toBe('catalog-unreachable');
+    expect(classifyLanceFailure('Retryable commit conflict for version 7').kind).toBe('conflict');
+    expect(classifyLanceFailure("thread 'tokio-runtime-worker' panicked at src/x.rs:1:2").kind).toBe('panic');
+  });
+});
