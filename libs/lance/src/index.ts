@@ -17,3 +17,5 @@ export * from './ipc-add';
 export * from './query-ipc';
 export * from './tag-files';
 export * from './branch-ref-files';
+export * from './manifest-references';
+export * from './stored-manifests';
