@@ -30,9 +30,10 @@ export class BatchCommitService {
     }
     return this.writer.execute(ctx, 'BatchCommitTables', (view, metadata) => {
       const decision = decideBatch(view, operations, metadata);
+      const staged = stagedVersions(view, operations, decision.perOperation);
       return {
         events: decision.events,
-        prepare: () => this.versions.finalise(ctx, stagedVersions(operations, decision.perOperation)),
+        prepare: () => this.versions.finalise(ctx, staged),
         result: (transactionId) => ({
           results: operations.map((op, i) => resultOf(op, decision.perOperation[i], transactionId, this.warehouse.storageOptions(ctx.database, ctx.service === true))),
           transaction_id: transactionId,

@@ -25,7 +25,7 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { LanceTables, listManifestsOnDisk } from '@app/lance';
+import { LanceTables, checkStoredManifests, listManifestsOnDisk } from '@app/lance';
 import { Warehouse } from '@app/storage';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
@@ -125,6 +125,8 @@ export class TableService {
     const location = await this.warehouse.resolveClientLocation(req.location, ctx.database);
     await this.requireClientCommits();
     const versions = await listManifestsOnDisk(this.warehouse.files, location);
+    // Every version found becomes one the server reads: none may reference files outside the table.
+    await checkStoredManifests(this.warehouse.files, location, versions);
     const tableUuid = randomUUID();
     const managedVersioning = this.options.managedVersioning;
     return this.writer.execute(ctx, 'RegisterTable', (view) => ({

@@ -2,6 +2,7 @@ import {
   BatchOperation,
   CatalogError,
   CatalogEvent,
+  CatalogView,
   CreateTableVersion,
   ErrorCode,
   ObjectId,
@@ -104,11 +105,12 @@ export class VersionService {
     return this.writer.execute(ctx, 'CreateTableVersion', (view) => {
       const events = decideCreateTableVersion(view, cmd);
       const created = versionCreatedIn(events);
+      const staged = { staging: cmd.stagingManifestPath, event: created, tableLocation: requireTable(view, cmd.id).location };
       const rider = this.handoff?.riderFor(view, writer, cmd.id, cmd.version, cmd.branch);
       return {
         events,
         ...(rider ? { riders: [rider] } : {}),
-        prepare: () => this.finalise(ctx, [[cmd.stagingManifestPath, created]]),
+        prepare: () => this.finalise(ctx, [staged]),
         result: (transactionId) => ({ version: versionJsonOf(created), transaction_id: transactionId }),
       };
     });
@@ -125,9 +127,10 @@ export class VersionService {
     const operations: BatchOperation[] = entries.map((command) => ({ kind: 'create_table_version', command }));
     return this.writer.execute(ctx, 'BatchCreateTableVersions', (view, metadata) => {
       const decision = decideBatch(view, operations, metadata);
+      const staged = stagedVersions(view, operations, decision.perOperation);
       return {
         events: decision.events,
-        prepare: () => this.finalise(ctx, stagedVersions(operations, decision.perOperation)),
+        prepare: () => this.finalise(ctx, staged),
         result: (transactionId) => ({
           versions: decision.events.filter((e): e is VersionCreated => e.type === 'TableVersionCreated').map(versionJsonOf),
           transaction_id: transactionId,
@@ -138,10 +141,12 @@ export class VersionService {
 
   /**
    * Copies every staging manifest to its final name; on failure, removes the ones already copied.
+   * A manifest that references files outside its table's location is refused before its copy (the
+   * server would otherwise read them for whoever committed it, with its own credentials).
    * Once the versions are recorded the staging manifests are removed: nothing reads them after
    * that (a retried commit writes a new one), and `_versions/` would otherwise keep one per commit.
    */
-  async finalise(ctx: RequestContext, staged: Array<[string, VersionCreated]>): Promise<Prepared> {
+  async finalise(ctx: RequestContext, staged: StagedVersion[]): Promise<Prepared> {
     const finalised: Array<[FinalisedManifest, VersionCreated]> = [];
     const undo = async () => {
       // A final manifest stays when the catalog now holds its version from another commit (the
@@ -156,8 +161,11 @@ export class VersionService {
     };
     const files: Prepared['files'] = [];
     try {
-      for (const [staging, event] of staged) {
-        const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability);
+      for (const { staging, event, tableLocation, operation } of staged) {
+        const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability, tableLocation).catch((e) => {
+          // As a batch's decisions name the operation they refuse.
+          throw e instanceof CatalogError && operation ? new CatalogError(e.code, `operation ${operation} (create_table_version): ${e.message}`, e.detail) : e;
+        });
         finalised.push([manifest, event]);
         if (this.durability === 'journaled' && manifest.bytes) files.push({ path: manifest.path, bytes: manifest.bytes });
         event.data.manifestSize ??= manifest.size;
@@ -210,10 +218,25 @@ export function deletedCount(events: CatalogEvent[]): number {
   return events.reduce((n, e) => n + (e.type === 'TableVersionsDeleted' ? e.data.versions.length : 0), 0);
 }
 
-export function stagedVersions(operations: BatchOperation[], perOperation: CatalogEvent[][]): Array<[string, VersionCreated]> {
-  const staged: Array<[string, VersionCreated]> = [];
+/** A version to record once its staging manifest is finalised, and the location its files must stay in. */
+export interface StagedVersion {
+  staging: string;
+  event: VersionCreated;
+  tableLocation: string;
+  /** Its operation's place (from 1) in a batch of several. */
+  operation?: number;
+}
+
+/** The versions a batch creates; a table it declares has its location from the declaration. */
+export function stagedVersions(view: CatalogView, operations: BatchOperation[], perOperation: CatalogEvent[][]): StagedVersion[] {
+  const declared = new Map<string, string>();
+  const staged: StagedVersion[] = [];
   operations.forEach((op, i) => {
-    if (op.kind === 'create_table_version') staged.push([op.command.stagingManifestPath, versionCreatedIn(perOperation[i])]);
+    if (op.kind === 'declare_table') declared.set(op.command.tableUuid, op.command.location);
+    if (op.kind !== 'create_table_version') return;
+    const event = versionCreatedIn(perOperation[i]);
+    const tableLocation = declared.get(event.data.tableUuid) ?? requireTable(view, event.data.table).location;
+    staged.push({ staging: op.command.stagingManifestPath, event, tableLocation, ...(operations.length > 1 ? { operation: i + 1 } : {}) });
   });
   return staged;
 }

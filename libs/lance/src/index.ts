@@ -22,3 +22,5 @@ export * from './data-plane/data-plane-ops';
 export * from './data-plane/data-plane-executor';
 export * from './data-plane/in-process-data-plane';
 export * from './data-plane/contained-data-plane';
+export * from './manifest-references';
+export * from './stored-manifests';

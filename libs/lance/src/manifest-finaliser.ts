@@ -3,6 +3,7 @@ import { unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { DirectorySyncs, syncPath } from './durable-files';
+import { refuseForeignReferences } from './manifest-references';
 import { Warehouse } from '@app/storage';
 
 export interface FinalisedManifest {
@@ -24,8 +25,11 @@ export interface FinalisedManifest {
  * before the version is recorded so that a version record always has its manifest.
  */
 export interface ManifestFinaliser {
-  /** Put-if-not-exists copy; an identical final manifest (a retry) counts as done. */
-  finalise(stagingStorePath: string, finalStorePath: string, durability: 'synced' | 'journaled'): Promise<FinalisedManifest>;
+  /**
+   * Put-if-not-exists copy; an identical final manifest (a retry) counts as done. A manifest that
+   * references files outside `tableLocation` is refused (400 code 13) before anything is copied.
+   */
+  finalise(stagingStorePath: string, finalStorePath: string, durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest>;
   /** Runs once the version is recorded: the staging manifest is no longer needed. */
   release(manifest: FinalisedManifest): void;
   /**
@@ -56,7 +60,7 @@ export class LocalManifestFinaliser implements ManifestFinaliser {
   constructor(private readonly warehouse: Warehouse) {}
 
   /** Put-if-not-exists copy; an identical final file (a retry) counts as done. */
-  async finalise(stagingStorePath: string, finalStorePath: string, durability: 'synced' | 'journaled'): Promise<FinalisedManifest> {
+  async finalise(stagingStorePath: string, finalStorePath: string, durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest> {
     const staging = this.local(stagingStorePath);
     const final = this.local(finalStorePath);
     // Synchronous on purpose: the staging manifest was just written, so both calls touch only the
@@ -67,6 +71,8 @@ export class LocalManifestFinaliser implements ManifestFinaliser {
     } catch {
       throw invalidInput(`staging manifest '${stagingStorePath}' does not exist`, 'Write the staging manifest before creating the version.');
     }
+    // The whole file was read: the check never needs more of it.
+    refuseForeignReferences({ bytes, offset: 0 }, tableLocation, stagingStorePath);
     try {
       copyOnce(staging, final, bytes);
     } catch (e) {

@@ -1,6 +1,7 @@
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { FileInfo, Warehouse } from '@app/storage';
 import { FinalisedManifest, ManifestFinaliser } from './manifest-finaliser';
+import { checkStoredManifest } from './stored-manifests';
 
 /**
  * Managed versioning on an object store, which offers no put-if-absent copy (Swift refuses
@@ -27,11 +28,12 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     private readonly onError: (message: string) => void = () => undefined,
   ) {}
 
-  async finalise(stagingStorePath: string, finalStorePath: string): Promise<FinalisedManifest> {
+  async finalise(stagingStorePath: string, finalStorePath: string, _durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest> {
     const staging = this.uri(stagingStorePath);
     const final = this.uri(finalStorePath);
     const files = this.warehouse.files;
-    const [stagingInfo, finalInfo] = await Promise.all([files.head(staging), files.head(final)]);
+    // The staging manifest's tail is read and checked in the time a head of it took.
+    const [stagingInfo, finalInfo] = await Promise.all([checkStoredManifest(files, staging, tableLocation, stagingStorePath), files.head(final)]);
     if (!stagingInfo) {
       throw invalidInput(`staging manifest '${stagingStorePath}' does not exist`, 'Write the staging manifest before creating the version.');
     }
@@ -42,7 +44,23 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
       throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
     }
     const copied = await files.copy(staging, final);
-    return { path: final, staging, size: copied.size, eTag: copied.eTag, created: true };
+    const manifest = { path: final, staging, size: copied.size, eTag: copied.eTag, created: true };
+    if (copied.eTag === undefined || copied.eTag !== stagingInfo.eTag) await this.checkCopy(manifest, tableLocation, stagingStorePath);
+    return manifest;
+  }
+
+  /**
+   * The copy's entity tag is not the checked one: the staging object was replaced after its check,
+   * or it was a multipart upload, whose tag a store's copy need not keep. The copy itself is checked
+   * then, and removed if refused, since no version records it.
+   */
+  private async checkCopy(manifest: FinalisedManifest, tableLocation: string, name: string): Promise<void> {
+    try {
+      await checkStoredManifest(this.warehouse.files, manifest.path, tableLocation, name);
+    } catch (e) {
+      await this.discard(manifest, false);
+      throw e;
+    }
   }
 
   release(manifest: FinalisedManifest): void {

@@ -1,7 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Warehouse } from '@app/storage';
+import { TableFiles, Warehouse } from '@app/storage';
 import { SwiftServer, startSwift } from '../../../test/support/swift';
+import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import { ErrorCode } from '@app/catalog';
 import { ObjectStoreManifestFinaliser } from '../src/object-store-finaliser';
+import { manifestFile } from './crafted-manifest';
 
 /**
  * Two replicas finalising one version on a store without put-if-absent copies (Swift): the one whose
@@ -45,7 +48,7 @@ describe('the object-store manifest finaliser on Swift', () => {
     const errors: string[] = [];
     const [winner, loser] = [new ObjectStoreManifestFinaliser(warehouse, 60_000), new ObjectStoreManifestFinaliser(warehouse, 60_000, (m) => errors.push(m))];
     // Both replicas found the version free; the winner copied and was recorded, then its process died.
-    await winner.finalise(storePath(winnerStaging), storePath(final));
+    await winner.finalise(storePath(winnerStaging), storePath(final), 'synced', table);
     // The loser's copy had been decided before it saw the winner's: it lands over it.
     const copied = await warehouse.files.copy(loserStaging, final);
     const losing = { path: final, staging: loserStaging, size: copied.size, eTag: copied.eTag, created: true };
@@ -78,8 +81,68 @@ describe('the object-store manifest finaliser on Swift', () => {
   it('removes its own copy when no commit recorded the version', async () => {
     const final = `${table}/_versions/${finalName(3)}`;
     const staging = await staged(3, randomBytes(100));
-    const finalised = await new ObjectStoreManifestFinaliser(warehouse).finalise(storePath(staging), storePath(final));
+    const finalised = await new ObjectStoreManifestFinaliser(warehouse).finalise(storePath(staging), storePath(final), 'synced', table);
     await new ObjectStoreManifestFinaliser(warehouse).discard(finalised, false);
+    expect(await warehouse.files.head(final)).toBeUndefined();
+  });
+
+  const foreign = manifestFile({ fragments: [{ files: [{ path: 'a.lance', baseId: 0 }] }], basePaths: [{ id: 0, path: 's3://finaliser/wh/default/other.lance' }] });
+  const own = manifestFile({ fragments: [{ files: [{ path: 'a.lance', baseId: 0 }] }], basePaths: [{ id: 0, path: `${table}/tree/dev` }] });
+
+  it('refuses a manifest that reads another table before copying it', async () => {
+    const final = `${table}/_versions/${finalName(4)}`;
+    const staging = await staged(4, foreign);
+    await expect(new ObjectStoreManifestFinaliser(warehouse).finalise(storePath(staging), storePath(final), 'synced', table)).rejects.toMatchObject({
+      code: ErrorCode.InvalidInput,
+      message: expect.stringContaining("its base path 0 lies outside this table's location"),
+    });
+    expect(await warehouse.files.head(final)).toBeUndefined();
+  });
+
+  it('reads a staging manifest once, in place of the head it took before, and copies it', async () => {
+    const final = `${table}/_versions/${finalName(7)}`;
+    const staging = await staged(7, own);
+    const files = warehouse.files;
+    const reads: string[] = [];
+    const counted: TableFiles = Object.assign(Object.create(files), {
+      readTail: (location: string, length: number) => (reads.push(location), files.readTail(location, length)),
+      head: (location: string) => (reads.push(`head ${location}`), files.head(location)),
+    });
+    const finaliser = new ObjectStoreManifestFinaliser(Object.assign(Object.create(warehouse), { files: counted }) as Warehouse);
+    await finaliser.finalise(storePath(staging), storePath(final), 'synced', table);
+    // The copy heads its own result; no second read of either name: the copy kept the checked tag.
+    expect(reads).toEqual([staging, `head ${final}`, `head ${final}`]);
+    expect((await files.read(final))!.equals(own)).toBe(true);
+  });
+
+  it('reads and checks the tail of a staging manifest uploaded in parts', async () => {
+    const final = `${table}/_versions/${finalName(5)}`;
+    const staging = `${table}/_versions/${finalName(5)}-${randomUUID()}`;
+    const client = swift.client();
+    const Key = storePath(staging);
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: 'finaliser', Key }));
+    const part = await client.send(new UploadPartCommand({ Bucket: 'finaliser', Key, UploadId, PartNumber: 1, Body: own }));
+    await client.send(new CompleteMultipartUploadCommand({ Bucket: 'finaliser', Key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }));
+    expect((await warehouse.files.head(staging))!.eTag).toMatch(/-1"$/);
+    await new ObjectStoreManifestFinaliser(warehouse).finalise(storePath(staging), storePath(final), 'synced', table);
+    expect((await warehouse.files.read(final))!.equals(own)).toBe(true);
+  });
+
+  it('removes the copy when the staging object was replaced between its check and its copy', async () => {
+    const final = `${table}/_versions/${finalName(6)}`;
+    const staging = await staged(6, own);
+    // A client that owns the staging name rewrites it while the commit is under way.
+    const files = warehouse.files;
+    const racing: TableFiles = Object.assign(Object.create(files), {
+      copy: async (from: string, to: string) => {
+        await files.write(from, foreign);
+        return files.copy(from, to);
+      },
+    });
+    const raced = Object.assign(Object.create(warehouse), { files: racing }) as Warehouse;
+    await expect(new ObjectStoreManifestFinaliser(raced).finalise(storePath(staging), storePath(final), 'synced', table)).rejects.toMatchObject({
+      code: ErrorCode.InvalidInput,
+    });
     expect(await warehouse.files.head(final)).toBeUndefined();
   });
 });

@@ -21,6 +21,21 @@ export class LocalFiles implements TableFiles {
     }
   }
 
+  async readTail(path: string, length: number): Promise<{ bytes: Buffer; info: FileInfo } | undefined> {
+    const file = await open(path, 'r').catch((e) => (missing(e) ? undefined : Promise.reject(e)));
+    if (!file) return undefined;
+    try {
+      const info = await file.stat();
+      if (!info.isFile()) return undefined;
+      const start = Math.max(0, info.size - length);
+      const buffer = Buffer.alloc(info.size - start);
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
+      return { bytes: buffer.subarray(0, bytesRead), info: { size: start + bytesRead, modifiedMillis: Math.round(info.mtimeMs) } };
+    } finally {
+      await file.close();
+    }
+  }
+
   async head(path: string): Promise<FileInfo | undefined> {
     const info = await stat(path).catch((e) => (missing(e) ? undefined : Promise.reject(e)));
     return info?.isFile() ? { size: info.size, modifiedMillis: Math.round(info.mtimeMs) } : undefined;

@@ -60,6 +60,25 @@ export class S3Files implements TableFiles {
     }
   }
 
+  async readTail(uri: string, length: number): Promise<{ bytes: Buffer; info: FileInfo } | undefined> {
+    const { bucket, key } = parseS3Uri(uri);
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=-${length}` }));
+      const bytes = Buffer.from(await got.Body!.transformToByteArray());
+      // `bytes first-last/size`; a store that ignores the range answers the whole object.
+      const size = Number(/\/(\d+)$/.exec(got.ContentRange ?? '')?.[1] ?? bytes.length);
+      return { bytes, info: { size, eTag: got.ETag, modifiedMillis: got.LastModified?.getTime() ?? 0 } };
+    } catch (e) {
+      if (notFound(e)) return undefined;
+      // An empty object has no last byte to range over.
+      if (e instanceof S3ServiceException && e.$metadata.httpStatusCode === 416) {
+        const info = await this.head(uri);
+        return info && { bytes: Buffer.alloc(0), info };
+      }
+      throw unavailable(e, `reading ${uri}`);
+    }
+  }
+
   async head(uri: string): Promise<FileInfo | undefined> {
     const { bucket, key } = parseS3Uri(uri);
     try {

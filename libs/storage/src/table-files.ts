@@ -19,6 +19,11 @@ export interface ListedFile extends FileInfo {
 export interface TableFiles {
   read(location: string): Promise<Buffer | undefined>;
   readRange(location: string, offset: number, length: number): Promise<Buffer>;
+  /**
+   * The last `length` bytes (all of a shorter file) and what a head would tell, from one read, so
+   * the two describe the same content; undefined when the file does not exist.
+   */
+  readTail(location: string, length: number): Promise<{ bytes: Buffer; info: FileInfo } | undefined>;
   head(location: string): Promise<FileInfo | undefined>;
   write(location: string, bytes: Uint8Array): Promise<void>;
   /** Copies one file to another name (a server-side copy on object stores); answers the copy's info. */

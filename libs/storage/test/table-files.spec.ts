@@ -49,6 +49,17 @@ describe.each([
     expect(await files.head(`${root}/t.lance/missing`)).toBeUndefined();
   });
 
+  it('reads the tail of a file with what a head tells of it, in one read', async () => {
+    const head = await files.head(`${root}/t.lance/a.bin`);
+    const tail = await files.readTail(`${root}/t.lance/a.bin`, 4);
+    expect(tail!.bytes.toString()).toBe('6789');
+    expect(tail!.info).toEqual({ ...head, modifiedMillis: expect.any(Number) });
+    expect((await files.readTail(`${root}/t.lance/a.bin`, 100))!.bytes.toString()).toBe('0123456789');
+    await files.write(`${root}/tails/empty.bin`, Buffer.alloc(0));
+    expect(await files.readTail(`${root}/tails/empty.bin`, 4)).toMatchObject({ bytes: Buffer.alloc(0), info: { size: 0 } });
+    expect(await files.readTail(`${root}/t.lance/missing`, 4)).toBeUndefined();
+  });
+
   it('copies a file to another name, answering the copy', async () => {
     const copied = await files.copy(`${root}/t.lance/a.bin`, `${root}/t.lance/_versions/b.bin`);
     expect(copied.size).toBe(10);
