@@ -68,8 +68,25 @@ describe('authentication and authorization', () => {
     expect(await namespaces()).toEqual(before);
   });
 
-  it('needs no credentials for health, readiness, metrics and the API description', async () => {
-    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json']) expect((await anon.get(path)).status).toBe(200);
+  it('needs no credentials for health, readiness and the API description', async () => {
+    for (const path of ['/healthz', '/readyz', '/openapi.json']) expect((await anon.get(path)).status).toBe(200);
+  });
+
+  it('answers metrics to a credential with any level on any database, naming no database', async () => {
+    const none = await anon.get('/metrics');
+    expect({ status: none.status, code: none.body.code }).toEqual({ status: 401, code: 16 });
+    expect((await anon.get('/metrics', { 'x-api-key': 'not-a-key' })).status).toBe(401);
+    // A token that grants nothing on any database.
+    const nothing = await anon.get('/metrics', { authorization: `Bearer ${await token({ scope: 'openid' })}` });
+    expect({ status: nothing.status, code: nothing.body.code }).toEqual({ status: 403, code: 15 });
+    // Another database's projection is served too, and still not named.
+    expect((await as(KEYS.sales).get('/v1/namespace/%24/list', { 'x-lance-database': 'sales' })).status).toBe(200);
+    for (const key of [KEYS.reader, KEYS.sales, KEYS.admin]) {
+      const scraped = await as(key).get('/metrics');
+      expect(scraped.status).toBe(200);
+      expect(scraped.text).toMatch(/^lance_catalog_projection_lag_events \d+$/m);
+      expect(scraped.text).not.toMatch(/database=/);
+    }
   });
 
   it('answers 403 code 15 to a read-only key that writes, and to a key of another database', async () => {

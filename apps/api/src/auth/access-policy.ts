@@ -1,7 +1,10 @@
 import type { AccessLevel } from '@app/auth';
 
-/** `public`: no credentials (probes, metrics, the API description); `admin-all`: admin on every database. */
-export type RouteAccess = AccessLevel | 'public' | 'admin-all';
+/**
+ * `public`: no credentials (probes, the API description); `any-database`: a credential with any
+ * level on any database (metrics, which tell of every database); `admin-all`: admin on every database.
+ */
+export type RouteAccess = AccessLevel | 'public' | 'any-database' | 'admin-all';
 
 /**
  * What each route needs, in one place so it can be reviewed as a whole. Keys are
@@ -11,7 +14,7 @@ export type RouteAccess = AccessLevel | 'public' | 'admin-all';
 const ROUTES: Record<string, RouteAccess> = {
   'GET /healthz': 'public',
   'GET /readyz': 'public',
-  'GET /metrics': 'public',
+  'GET /metrics': 'any-database',
   'GET /openapi.json': 'public',
 
   'GET /v1/namespace/:id/list': 'read',
