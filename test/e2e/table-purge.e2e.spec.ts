@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import { SqliteEventStore } from '@app/event-store';
 import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
 import { Api } from '../support/http';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
@@ -98,4 +100,149 @@ describe('the purge of dropped tables', () => {
     // The files go first, then TablePurged is recorded.
     expect(await waitFor(() => types(new Api(api2.url), 's%24t'), (t) => t.includes('TablePurged'), 10_000)).toContain('TablePurged');
   }, 120_000);
+});
+
+/** `$WAREHOUSE/default`, read off a table's location. */
+const databaseRoot = (location: string) => location.slice(0, location.indexOf('/default/') + '/default'.length);
+
+/**
+ * A purge deletes everything under a dropped table's location, so no table may be declared where
+ * its files would lie inside or around another table's: a namespace's folder, a folder inside a
+ * table, a folder holding one, or any of these for a dropped table whose purge is pending.
+ */
+describe('table locations that nest', () => {
+  let server: RunningServer;
+  let api: Api;
+  let victim: string;
+  let root: string;
+
+  beforeAll(async () => {
+    server = await startServer({ env: { DROP_RETENTION_SECONDS: '3600' } });
+    api = new Api(server.url);
+    await api.post('/v1/namespace/alpha/create', {});
+    await api.post('/v1/namespace/alpha%24sales/create', {});
+    victim = (await api.send<any>('POST', '/v1/table/alpha%24sales%24orders/create', arrowStream(sampleTable(0, 30)), ARROW_STREAM)).body.location;
+    root = databaseRoot(victim);
+  });
+  afterAll(() => server?.stop());
+
+  /** Every route that takes a location, each asked for a new table `alpha$intruder` there. */
+  const everyRoute = (location: string, routes = ['declare', 'register', 'create', 'batch-commit']) =>
+    Promise.all(
+      routes.map(async (route) => {
+        const reply =
+          route === 'create'
+            ? await api.send<any>('POST', '/v1/table/alpha%24intruder/create', arrowStream(sampleTable(0, 2)), { ...ARROW_STREAM, 'x-lance-table-location': location })
+            : route === 'batch-commit'
+              ? await api.post('/v1/table/batch-commit', { operations: [{ declare_table: { id: ['alpha', 'intruder'], location } }] })
+              : await api.post(`/v1/table/alpha%24intruder/${route}`, { location });
+        return { route, reply };
+      }),
+    );
+
+  const expectRefused = async (location: string, message: RegExp, routes?: string[]) => {
+    for (const { route, reply } of await everyRoute(location, routes)) {
+      expect({ route, location, status: reply.status, code: reply.body.code }).toEqual({ route, location, status: 400, code: 13 });
+      expect(reply.body.error).toMatch(message);
+      // The answer names the input only, never the table that is there.
+      expect(reply.text.split(JSON.stringify(location).slice(1, -1)).join('')).not.toMatch(/orders|inner|bomb|deep/);
+    }
+    expect((await api.post('/v1/table/alpha%24intruder/exists', {})).status).toBe(404);
+  };
+
+  it("refuses a namespace's folder, a folder inside a table and a folder holding one, on every route that takes a location", async () => {
+    for (const folder of [`${root}/alpha/sales`, `${root}/alpha`, `${root}/gamma`, `${root}/alpha/sales/`]) {
+      await expectRefused(folder, /is a folder where namespaces keep their tables/);
+    }
+    await expectRefused(`${victim}/data/sub.lance`, /lies inside another table's location/);
+    await expectRefused(`${victim}/_versions/x.lance`, /lies inside another table's location/);
+    const inner = await api.send<any>('POST', '/v1/table/alpha%24inner/create', arrowStream(sampleTable(0, 5)), {
+      ...ARROW_STREAM,
+      'x-lance-table-location': `${root}/alpha/box.lance/inner.lance`,
+    });
+    expect(inner.status).toBe(200);
+    await expectRefused(`${root}/alpha/box.lance`, /holds another table's location/);
+    // Segments, not string prefixes: a neighbour whose name starts like the table is its own folder.
+    expect((await api.post('/v1/table/alpha%24neighbour/declare', { location: `${victim}2` })).status).toBe(200);
+    expect((await api.get('/v1/namespace/alpha%24sales/table/list')).body.tables).toEqual(['orders']);
+    expect((await api.post('/v1/table/alpha%24sales%24orders/count_rows', {})).body).toBe(30);
+    expect((await api.post('/v1/table/alpha%24inner/count_rows', {})).body).toBe(5);
+  });
+
+  it('refuses a location at, inside or around a dropped table awaiting its purge: no time bomb can be set', async () => {
+    // Declared at a folder, dropped: while its purge is pending nothing may be declared under it.
+    const bomb = `${root}/alpha/bomb.lance`;
+    expect((await api.post('/v1/table/alpha%24bomb/declare', { location: bomb })).status).toBe(200);
+    expect((await api.post('/v1/table/alpha%24bomb/drop', {})).status).toBe(200);
+    await expectRefused(`${bomb}/victim.lance`, /lies inside the location of a dropped table whose files are still to be purged/);
+    // Its own location is refused too, except to RegisterTable, which takes the dropped table back.
+    await expectRefused(bomb, /still to be purged/, ['declare', 'create', 'batch-commit']);
+    // A dropped table inside a folder closes the folder around it.
+    const crate = `${root}/alpha/crate.lance`;
+    expect((await api.send('POST', '/v1/table/alpha%24deep/create', arrowStream(sampleTable(0, 3)), { ...ARROW_STREAM, 'x-lance-table-location': `${crate}/deep.lance` })).status).toBe(200);
+    expect((await api.post('/v1/table/alpha%24deep/drop', {})).status).toBe(200);
+    await expectRefused(crate, /holds the location of a dropped table whose files are still to be purged/);
+    // And a table with data, dropped: nothing may be declared among its files before they go.
+    expect((await api.post('/v1/table/alpha%24sales%24orders/drop', {})).status).toBe(200);
+    await expectRefused(`${victim}/data/sub.lance`, /lies inside the location of a dropped table/);
+    expect(existsSync(join(victim, '_versions'))).toBe(true);
+  });
+});
+
+describe('a purge whose location holds or lies inside a live table', () => {
+  it('deletes nothing and records the live tables it left alone, for a log written before such locations were refused', async () => {
+    const dataDir = tempDataDir();
+    const env = { DROP_RETENTION_SECONDS: '0' };
+    const first = await startServer({ dataDir, env });
+    const api1 = new Api(first.url);
+    await api1.post('/v1/namespace/legacy/create', {});
+    const outer = (await api1.send<any>('POST', '/v1/table/legacy%24outer/create', arrowStream(sampleTable(0, 40)), ARROW_STREAM)).body.location as string;
+    const box = `${databaseRoot(outer)}/legacy/box.lance`;
+    const inner = `${box}/inner.lance`;
+    expect((await api1.send('POST', '/v1/table/legacy%24inner/create', arrowStream(sampleTable(0, 12)), { ...ARROW_STREAM, 'x-lance-table-location': inner })).status).toBe(200);
+    // Both are refused now; an older server recorded them: a table at `outer`'s data folder and
+    // one around `inner`, each dropped with its purge due at once.
+    expect((await api1.post('/v1/table/legacy%24nested/declare', { location: `${outer}/data` })).status).toBe(400);
+    await first.stop();
+    const store = new SqliteEventStore(join(dataDir, 'events.sqlite3'));
+    const droppedAt = (name: string, location: string) => {
+      const ref = { table: ['legacy', name], tableUuid: randomUUID(), location };
+      const metadata = (operation: string) => ({ transactionId: randomUUID(), operation, occurredAt: new Date().toISOString() });
+      const declare = metadata('DeclareTable');
+      const drop = metadata('DropTable');
+      return [
+        { type: 'TableDeclared', data: { ...ref, properties: {}, managedVersioning: true }, metadata: declare },
+        { type: 'TableDropped', data: ref, metadata: drop },
+        { type: 'TablePurgeScheduled', data: { ...ref, purgeAfterMillis: Date.now() }, metadata: drop },
+      ];
+    };
+    await store.append('catalog-default', [...droppedAt('nested', `${outer}/data`), ...droppedAt('box', box)], await store.streamRevision('catalog-default'));
+    await store.close();
+
+    // The starting worker's sweep queues both pending purges.
+    const server = await startServer({ dataDir, env });
+    try {
+      const api = new Api(server.url);
+      const purged = async (name: string) => {
+        const events = await waitFor(
+          async () => (await api.get(`/v1/history/table/legacy%24${name}`)).body.events as { type: string; data: any }[],
+          (e) => e.some((x) => x.type === 'TablePurged'),
+          60_000,
+        );
+        return events.find((e) => e.type === 'TablePurged')!.data;
+      };
+      expect(await purged('nested')).toMatchObject({ location: `${outer}/data`, files: 0, skipped: [{ table: ['legacy', 'outer'], location: outer }] });
+      expect(await purged('box')).toMatchObject({ location: box, files: 0, skipped: [{ table: ['legacy', 'inner'], location: inner }] });
+      expect((await api.post('/v1/table/legacy%24outer/count_rows', {})).body).toBe(40);
+      expect((await api.post('/v1/table/legacy%24inner/count_rows', {})).body).toBe(12);
+      expect(existsSync(join(inner, '_versions'))).toBe(true);
+      expect(server.output()).toMatch(/kept the files of dropped table .* live tables lie at, inside or around its location: legacy\.outer at /);
+      // Purges that touch no live table still delete, on the same server.
+      const alone = (await api.send<any>('POST', '/v1/table/legacy%24alone/create', arrowStream(sampleTable(0, 3)), ARROW_STREAM)).body.location as string;
+      expect((await api.post('/v1/table/legacy%24alone/drop', {})).status).toBe(200);
+      await waitFor(async () => existsSync(alone), (there) => !there, 60_000);
+    } finally {
+      await server.stop();
+    }
+  }, 180_000);
 });

@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
-import { createHash } from 'node:crypto';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
@@ -68,8 +68,25 @@ describe('authentication and authorization', () => {
     expect(await namespaces()).toEqual(before);
   });
 
-  it('needs no credentials for health, readiness, metrics and the API description', async () => {
-    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json']) expect((await anon.get(path)).status).toBe(200);
+  it('needs no credentials for health, readiness and the API description', async () => {
+    for (const path of ['/healthz', '/readyz', '/openapi.json']) expect((await anon.get(path)).status).toBe(200);
+  });
+
+  it('answers metrics to a credential with any level on any database, naming no database', async () => {
+    const none = await anon.get('/metrics');
+    expect({ status: none.status, code: none.body.code }).toEqual({ status: 401, code: 16 });
+    expect((await anon.get('/metrics', { 'x-api-key': 'not-a-key' })).status).toBe(401);
+    // A token that grants nothing on any database.
+    const nothing = await anon.get('/metrics', { authorization: `Bearer ${await token({ scope: 'openid' })}` });
+    expect({ status: nothing.status, code: nothing.body.code }).toEqual({ status: 403, code: 15 });
+    // Another database's projection is served too, and still not named.
+    expect((await as(KEYS.sales).get('/v1/namespace/%24/list', { 'x-lance-database': 'sales' })).status).toBe(200);
+    for (const key of [KEYS.reader, KEYS.sales, KEYS.admin]) {
+      const scraped = await as(key).get('/metrics');
+      expect(scraped.status).toBe(200);
+      expect(scraped.text).toMatch(/^lance_catalog_projection_lag_events \d+$/m);
+      expect(scraped.text).not.toMatch(/database=/);
+    }
   });
 
   it('answers 403 code 15 to a read-only key that writes, and to a key of another database', async () => {
@@ -137,6 +154,53 @@ describe('authentication and authorization', () => {
     // Inside its own root the same principal registers freely.
     const own = await sales.post('/v1/table/loot$mine/declare', {});
     expect(own.body.location.startsWith(`${root}/sales/`)).toBe(true);
+  });
+
+  it("checks each operation of a batch against its own route's level: a write key cannot delete versions or deregister through one", async () => {
+    const [reader, writer, admin] = [as(KEYS.reader), as(KEYS.writer), as(KEYS.admin)];
+    expect((await admin.send('POST', '/v1/table/shop$ledger/create', arrowStream(sampleTable(0, 10)), ARROW_STREAM)).status).toBe(200);
+    expect((await writer.send('POST', '/v1/table/shop$ledger/insert', arrowStream(sampleTable(10, 10)), ARROW_STREAM)).status).toBe(200);
+    const versions = async () => ((await reader.post('/v1/table/shop$ledger/version/list', {})).body.versions as { version: number }[]).map((v) => v.version);
+    const before = await versions();
+    expect(before.length).toBe(2);
+    const deleteAll = { delete_table_versions: { id: ['shop', 'ledger'], ranges: [{ start_version: 0, end_version: -1 }] } };
+    const deregister = { deregister_table: { id: ['shop', 'ledger'] } };
+    for (const operations of [[deleteAll], [deregister], [{ declare_table: { id: ['shop', 'sneaky'] } }, deleteAll]]) {
+      const refused = await writer.post('/v1/table/batch-commit', { operations });
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 15 });
+      expect(refused.body.error).toMatch(/^writer may not administer database 'default', which operations\[\d\] \((delete_table_versions|deregister_table)\) needs$/);
+    }
+    // Nothing of any refused batch was applied.
+    expect(await versions()).toEqual(before);
+    expect((await reader.post('/v1/table/shop$ledger/count_rows', {})).body).toBe(20);
+    expect((await reader.post('/v1/table/shop$sneaky/exists', {})).status).toBe(404);
+    // A read key may not run a batch at all.
+    const read = await reader.post('/v1/table/batch-commit', { operations: [{ declare_table: { id: ['shop', 'r'] } }] });
+    expect({ status: read.status, code: read.body.code }).toEqual({ status: 403, code: 15 });
+
+    // A write key's batch of declarations and version commits passes, as do its version batches.
+    const location = `${(await reader.post('/v1/table/shop$ledger/describe', {})).body.location.replace(/\/[^/]+$/, '')}/batched.lance`;
+    const stage = (version: number) => {
+      mkdirSync(`${location}/_versions`, { recursive: true });
+      const path = `${location}/_versions/${version}.manifest-${randomUUID()}`;
+      writeFileSync(path, `manifest ${version}`);
+      return path;
+    };
+    const written = await writer.post('/v1/table/batch-commit', {
+      operations: [{ declare_table: { id: ['shop', 'batched'], location } }, { create_table_version: { id: ['shop', 'batched'], version: 1, manifest_path: stage(1) } }],
+    });
+    expect(written.status).toBe(200);
+    const versionBatch = await writer.post('/v1/table/version/batch-create', { entries: [{ id: ['shop', 'batched'], version: 2, manifest_path: stage(2) }] });
+    expect(versionBatch.status).toBe(200);
+    expect((await reader.post('/v1/table/version/batch-create', { entries: [{ id: ['shop', 'batched'], version: 3, manifest_path: stage(3) }] })).status).toBe(403);
+
+    // An admin's batch may do all of it.
+    const administered = await admin.post('/v1/table/batch-commit', {
+      operations: [{ delete_table_versions: { id: ['shop', 'ledger'], ranges: [{ start_version: before[0], end_version: before[0] + 1 }] } }, { deregister_table: { id: ['shop', 'batched'] } }],
+    });
+    expect(administered.status).toBe(200);
+    expect(await versions()).toEqual(before.slice(1));
+    expect((await reader.post('/v1/table/shop$batched/exists', {})).status).toBe(404);
   });
 
   it("honours the body's identity when no header is sent, and lets headers win over it", async () => {

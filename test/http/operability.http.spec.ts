@@ -73,8 +73,25 @@ describe('operability', () => {
     expect(text).toMatch(/lance_catalog_http_requests_total\{operation="\/v1\/namespace\/:id\/describe",method="POST",status="404"\} 1/);
     expect(text).toMatch(/lance_catalog_http_request_duration_seconds_bucket\{le="0.005",operation="\/v1\/namespace\/:id\/describe"/);
     expect(text).toMatch(/lance_catalog_event_store_append_duration_seconds_count\{outcome="appended"\} [1-9]/);
-    expect(text).toMatch(/lance_catalog_projection_lag_events\{database="default"\} 0/);
     expect(text).toMatch(/lance_catalog_queue_jobs\{queue="index-builds",state="waiting"\} \d+/);
+  });
+
+  it('sums the projection lag over databases unless METRICS_DATABASE_LABELS=true names each', async () => {
+    expect((await api.get('/v1/namespace/%24/list', { 'x-lance-database': 'other' })).status).toBe(200);
+    const text = (await api.get('/metrics')).text;
+    expect(text).toMatch(/^lance_catalog_projection_lag_events 0$/m);
+    expect(text).not.toMatch(/database=/);
+    const labelled = await startServer({ entry: 'api', env: { METRICS_DATABASE_LABELS: 'true' } });
+    try {
+      const own = new Api(labelled.url);
+      expect((await own.get('/v1/namespace/%24/list', { 'x-lance-database': 'other' })).status).toBe(200);
+      expect((await own.get('/v1/namespace/%24/list')).status).toBe(200);
+      const named = (await own.get('/metrics')).text;
+      expect(named).toMatch(/^lance_catalog_projection_lag_events\{database="default"\} 0$/m);
+      expect(named).toMatch(/^lance_catalog_projection_lag_events\{database="other"\} 0$/m);
+    } finally {
+      await labelled.stop();
+    }
   });
 
   it('finishes in-flight requests on SIGTERM, then exits', async () => {

@@ -42,8 +42,12 @@ export class TablePurgeProcessor extends WorkerHost implements OnApplicationBoot
   async process(job: Job<TablePurgeJob>): Promise<string> {
     const stop = this.metrics.jobSeconds.startTimer({ type: 'table-purge' });
     try {
-      const outcome = await this.purges.purge(job.data.database, job.data.tableUuid);
+      const { outcome, skipped } = await this.purges.purge(job.data.database, job.data.tableUuid);
       if (outcome === 'purged') this.logger.log(`purged the files of dropped table ${job.data.tableUuid} (database ${job.data.database})`);
+      if (skipped) {
+        const live = skipped.map((t) => `${t.table.join('.')} at ${t.location}`).join(', ');
+        this.logger.warn(`kept the files of dropped table ${job.data.tableUuid} (database ${job.data.database}): live tables lie at, inside or around its location: ${live}`);
+      }
       stop({ outcome: outcome.replace(/ /g, '-') });
       return outcome;
     } catch (e) {

@@ -1,4 +1,4 @@
-import { PendingPurge, decideRecordTablePurged } from '@app/catalog';
+import { LiveLocation, PendingPurge, decideRecordTablePurged, liveTablesAtPurge } from '@app/catalog';
 import { EventStore } from '@app/event-store';
 import { ProjectionRegistry } from '@app/projections';
 import { Warehouse } from '@app/storage';
@@ -8,7 +8,13 @@ import { PurgeQueue } from './purge-queue.port';
 const STREAM_PREFIX = 'catalog-';
 const PAGE = 10_000;
 
-export type PurgeOutcome = 'purged' | 'not due' | 'nothing pending';
+export type PurgeOutcome = 'purged' | 'skipped' | 'not due' | 'nothing pending';
+
+export interface PurgeResult {
+  outcome: PurgeOutcome;
+  /** When skipped: the live tables whose files lie at, inside or around the dropped table's location. */
+  skipped?: LiveLocation[];
+}
 
 /**
  * The lifecycle of a dropped table's files. DropTable (and DropNamespace with Cascade) record a
@@ -17,7 +23,9 @@ export type PurgeOutcome = 'purged' | 'not due' | 'nothing pending';
  * staging files) and records `TablePurged`. Deleting what is already gone deletes nothing, and the
  * record is made once, so a retried or repeated job is harmless. Registering the location again
  * before then cancels the purge. The catalog's state is the list of what is pending: a sweep queues
- * those whose job Redis may have lost.
+ * those whose job Redis may have lost. A purge whose location is at, inside or around a live
+ * table's (only a log from before such locations were refused can hold one) deletes nothing and
+ * records the tables it left alone.
  */
 export class PurgeService {
   /** How far the sweep has read the log, and the databases it has seen purges scheduled in. */
@@ -44,20 +52,22 @@ export class PurgeService {
     for (const p of purges) await this.queue.enqueue({ database, tableUuid: p.tableUuid }, Math.max(0, p.purgeAfterMillis - Date.now()));
   }
 
-  async purge(database: string, tableUuid: string, now = Date.now()): Promise<PurgeOutcome> {
+  async purge(database: string, tableUuid: string, now = Date.now()): Promise<PurgeResult> {
     const state = (await unavailableAs503(() => this.projections.current(database))).state;
     const pending = state.pendingPurge(tableUuid);
-    if (!pending) return 'nothing pending';
+    if (!pending) return { outcome: 'nothing pending' };
     if (pending.purgeAfterMillis > now) {
       await this.queue.enqueue({ database, tableUuid }, pending.purgeAfterMillis - now);
-      return 'not due';
+      return { outcome: 'not due' };
     }
-    const files = await this.warehouse.files.removeTree(pending.location);
+    // No new table can be declared there while the purge is pending, so what is live now stays so.
+    const skipped = liveTablesAtPurge(state, pending.location);
+    const files = skipped.length ? 0 : await this.warehouse.files.removeTree(pending.location);
     await this.writer.execute({ database, context: { origin: 'table-purge' }, delimiter: '$', service: true }, 'PurgeTable', (view) => ({
-      events: decideRecordTablePurged(view, { tableUuid, files }),
+      events: decideRecordTablePurged(view, { tableUuid, files, skipped }),
       result: () => undefined,
     }));
-    return 'purged';
+    return skipped.length ? { outcome: 'skipped', skipped } : { outcome: 'purged' };
   }
 
   /**

@@ -24,6 +24,12 @@ interface TableRef {
 }
 
 /** Every catalog fact, in the protocol's own words. Data fields are plain JSON. */
+/** A live table's location, named where work on files left it alone. */
+export interface LiveLocation {
+  table: ObjectId;
+  location: string;
+}
+
 export type CatalogEvent =
   | { type: 'NamespaceCreated'; data: { namespace: ObjectId; properties: Properties } }
   | { type: 'NamespaceDropped'; data: { namespace: ObjectId } }
@@ -44,7 +50,12 @@ export type CatalogEvent =
   | { type: 'TableDeregistered'; data: TableRef & { location: string } }
   /** A dropped table's files are to be deleted once `purgeAfterMillis` (ms since the epoch) has passed. */
   | { type: 'TablePurgeScheduled'; data: TableRef & { location: string; purgeAfterMillis: number } }
-  | { type: 'TablePurged'; data: TableRef & { location: string; files: number } }
+  /**
+   * A dropped table's files are gone. `skipped`: live tables whose locations lie inside or around
+   * the dropped table's (a log from before such locations were refused may hold them), so nothing
+   * was deleted and the files are left where they are.
+   */
+  | { type: 'TablePurged'; data: TableRef & { location: string; files: number; skipped?: LiveLocation[] } }
   /** The location was registered again before its purge (how a dropped table is brought back). */
   | { type: 'TablePurgeCanceled'; data: TableRef & { location: string; reason: string } }
   | { type: 'TableRenamed'; data: TableRef & { newTable: ObjectId } }

@@ -1,4 +1,5 @@
 import { ObjectId } from './ids';
+import { locationKey } from './nested-locations';
 
 /**
  * A filesystem-safe spelling of a name: anything outside [A-Za-z0-9_-] becomes '_', so no name
@@ -17,4 +18,18 @@ export function defaultTableLocation(databaseRoot: string, id: ObjectId, tableUu
   const dirs = id.slice(0, -1).map(safeSegment);
   const leaf = `${safeSegment(id[id.length - 1])}-${tableUuid.replace(/-/g, '').slice(0, 12)}.lance`;
   return [databaseRoot.replace(/\/+$/, ''), ...dirs, leaf].join('/');
+}
+
+/** Every folder name `safeSegment` can give, so every folder the namespace tree may place tables in. */
+const NAMESPACE_FOLDER = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Whether a location could be a folder the namespace tree places tables in: the database root or
+ * a namespace's folder, now or once that namespace is created (`defaultTableLocation`). Such a folder
+ * holds other tables, so it is never a table's own. A table's own folder is named as no namespace
+ * folder can be: `defaultTableLocation` gives `<name>-<uuid>.lance`.
+ */
+export function couldBeNamespaceFolder(location: string): boolean {
+  const key = locationKey(location);
+  return NAMESPACE_FOLDER.test(key.slice(key.lastIndexOf('/') + 1));
 }

@@ -1,4 +1,4 @@
-import { CatalogEvent } from './events';
+import { CatalogEvent, LiveLocation } from './events';
 import { CatalogView, TableState } from './state';
 
 /** When to delete a dropped table's files; absent: they are kept (no purge is scheduled). */
@@ -14,9 +14,23 @@ export function droppedTableEvents(table: TableState, purge?: PurgeSchedule): Ca
   return events;
 }
 
-/** The files of a dropped table are gone: recorded once, whoever purged them (a retried job records nothing). */
-export function decideRecordTablePurged(view: CatalogView, cmd: { tableUuid: string; files: number }): CatalogEvent[] {
+/**
+ * The live tables whose files a purge of `location` would delete or cut into: at it, inside it or
+ * around it. Declaring and registering refuse such locations; a log written before they did may
+ * still hold them, and the purge must not take another table's files with it.
+ */
+export function liveTablesAtPurge(view: CatalogView, location: string): LiveLocation[] {
+  const tables = [...view.tableLocations.enclosing(location), ...view.tableLocations.inside(location)];
+  return tables.map((t) => ({ table: t.id, location: t.location }));
+}
+
+/**
+ * The files of a dropped table are gone: recorded once, whoever purged them (a retried job records
+ * nothing). `skipped`: the live tables that kept the purge from deleting anything.
+ */
+export function decideRecordTablePurged(view: CatalogView, cmd: { tableUuid: string; files: number; skipped?: LiveLocation[] }): CatalogEvent[] {
   const purge = view.pendingPurge(cmd.tableUuid);
   if (!purge) return [];
-  return [{ type: 'TablePurged', data: { table: purge.table, tableUuid: purge.tableUuid, location: purge.location, files: cmd.files } }];
+  const skipped = cmd.skipped?.length ? { skipped: cmd.skipped } : {};
+  return [{ type: 'TablePurged', data: { table: purge.table, tableUuid: purge.tableUuid, location: purge.location, files: cmd.files, ...skipped } }];
 }

@@ -1,7 +1,8 @@
 import { ManifestNamingScheme, Properties } from './events';
-import { ObjectId, keyOf, nameOf, parentOf } from './ids';
+import { ObjectId, idFromKey, keyOf, nameOf, parentOf } from './ids';
 import { SortedNames } from './sorted-names';
 import { branchLocation } from './manifest-names';
+import { DraftLocations, LocationsView, NestedLocations } from './nested-locations';
 import { BranchImage, StateImage, TableImage } from './state-image';
 import { TableVersions, VersionSet } from './table-versions';
 import { TransactionState, TransactionTable } from './transaction-table';
@@ -72,6 +73,10 @@ export interface CatalogView {
   pendingPurge(tableUuid: string): PendingPurge | undefined;
   /** The pending purge of a dropped table that lived at `location`, if any. */
   purgeAtLocation(location: string): PendingPurge | undefined;
+  /** Live tables by location, folders compared. */
+  readonly tableLocations: LocationsView<TableState>;
+  /** Pending purges by the location they will delete, folders compared. */
+  readonly purgeLocations: LocationsView<PendingPurge>;
   childNamespaces(id: ObjectId): SortedNames;
   childTables(id: ObjectId): SortedNames;
 }
@@ -97,11 +102,11 @@ export class CatalogState implements CatalogStore {
   private readonly namespaces = new Map<string, NamespaceState>();
   private readonly tables = new Map<string, TableState>();
   private transactions = new TransactionTable();
-  private readonly locations = new Map<string, TableState>();
+  readonly tableLocations = new NestedLocations<TableState>();
   private readonly nsChildren = new Map<string, SortedNames>();
   private readonly tableChildren = new Map<string, SortedNames>();
   private readonly purges = new Map<string, PendingPurge>();
-  private readonly purgeLocations = new Map<string, PendingPurge>();
+  readonly purgeLocations = new NestedLocations<PendingPurge>();
 
   constructor() {
     this.namespaces.set(keyOf([]), { id: [], properties: {} });
@@ -120,13 +125,13 @@ export class CatalogState implements CatalogStore {
     return this.transactions.has(id);
   }
   tableAtLocation(location: string) {
-    return this.locations.get(location);
+    return this.tableLocations.at(location);
   }
   pendingPurge(tableUuid: string) {
     return this.purges.get(tableUuid);
   }
   purgeAtLocation(location: string) {
-    return this.purgeLocations.get(location);
+    return this.purgeLocations.at(location);
   }
   allPendingPurges(): IterableIterator<PendingPurge> {
     return this.purges.values();
@@ -169,16 +174,16 @@ export class CatalogState implements CatalogStore {
   }
   putTable(table: TableState) {
     const previous = this.tables.get(keyOf(table.id));
-    if (previous) this.locations.delete(previous.location);
+    if (previous) this.tableLocations.remove(previous.location, previous);
     this.tables.set(keyOf(table.id), table);
-    this.locations.set(table.location, table);
+    this.tableLocations.add(table.location, table);
     childSet(this.tableChildren, parentOf(table.id)).add(nameOf(table.id));
   }
   removeTable(id: ObjectId) {
     const previous = this.tables.get(keyOf(id));
     if (!previous) return;
     this.tables.delete(keyOf(id));
-    this.locations.delete(previous.location);
+    this.tableLocations.remove(previous.location, previous);
     this.tableChildren.get(keyOf(parentOf(id)))?.delete(nameOf(id));
   }
   tableForUpdate(id: ObjectId) {
@@ -191,14 +196,16 @@ export class CatalogState implements CatalogStore {
     return this.transactions.forUpdate(id);
   }
   putPurge(purge: PendingPurge) {
+    const previous = this.purges.get(purge.tableUuid);
+    if (previous) this.purgeLocations.remove(previous.location, previous);
     this.purges.set(purge.tableUuid, purge);
-    this.purgeLocations.set(purge.location, purge);
+    this.purgeLocations.add(purge.location, purge);
   }
   removePurge(tableUuid: string) {
     const purge = this.purges.get(tableUuid);
     if (!purge) return;
     this.purges.delete(tableUuid);
-    if (this.purgeLocations.get(purge.location) === purge) this.purgeLocations.delete(purge.location);
+    this.purgeLocations.remove(purge.location, purge);
   }
 
   /** A copy of the whole state as data; later changes to the state do not reach it. */
@@ -297,8 +304,23 @@ export class DraftCatalog implements CatalogStore {
   private readonly tables = new Map<string, TableState | null>();
   private readonly transactions = new Map<string, TransactionState>();
   private readonly purges = new Map<string, PendingPurge | null>();
+  readonly tableLocations: DraftLocations<TableState>;
+  readonly purgeLocations: DraftLocations<PendingPurge>;
 
-  constructor(private readonly base: CatalogView) {}
+  constructor(private readonly base: CatalogView) {
+    this.tableLocations = new DraftLocations(
+      base.tableLocations,
+      (t) => t.location,
+      (t) => !this.tables.has(keyOf(t.id)),
+      () => [...this.tables].map(([k, current]) => ({ original: base.table(idFromKey(k)), current: current ?? undefined })),
+    );
+    this.purgeLocations = new DraftLocations(
+      base.purgeLocations,
+      (p) => p.location,
+      (p) => !this.purges.has(p.tableUuid),
+      () => [...this.purges].map(([uuid, current]) => ({ original: base.pendingPurge(uuid), current: current ?? undefined })),
+    );
+  }
 
   get revision() {
     return this.base.revision;
@@ -318,23 +340,29 @@ export class DraftCatalog implements CatalogStore {
     return this.transactions.has(id) || this.base.hasTransaction(id);
   }
   tableAtLocation(location: string) {
-    for (const t of this.tables.values()) if (t && t.location === location) return t;
-    const t = this.base.tableAtLocation(location);
-    return t && this.table(t.id) === t ? t : undefined;
+    return this.tableLocations.at(location);
   }
   pendingPurge(tableUuid: string) {
     return this.purges.has(tableUuid) ? (this.purges.get(tableUuid) ?? undefined) : this.base.pendingPurge(tableUuid);
   }
   purgeAtLocation(location: string) {
-    for (const p of this.purges.values()) if (p && p.location === location) return p;
-    const p = this.base.purgeAtLocation(location);
-    return p && this.pendingPurge(p.tableUuid) === p ? p : undefined;
+    return this.purgeLocations.at(location);
   }
   putPurge(purge: PendingPurge) {
-    this.purges.set(purge.tableUuid, purge);
+    this.replacePurge(purge.tableUuid, purge);
   }
   removePurge(tableUuid: string) {
-    this.purges.set(tableUuid, null);
+    this.replacePurge(tableUuid, null);
+  }
+  private replacePurge(tableUuid: string, next: PendingPurge | null) {
+    if (this.purgeLocations.tracking) {
+      this.purgeLocations.replace({
+        previous: this.purges.get(tableUuid) ?? undefined,
+        original: this.purges.has(tableUuid) ? undefined : this.base.pendingPurge(tableUuid),
+        current: next ?? undefined,
+      });
+    }
+    this.purges.set(tableUuid, next);
   }
   childNamespaces(id: ObjectId) {
     return withOverlay(this.base.childNamespaces(id), id, this.namespaces);
@@ -349,10 +377,21 @@ export class DraftCatalog implements CatalogStore {
     this.namespaces.set(keyOf(id), null);
   }
   putTable(table: TableState) {
-    this.tables.set(keyOf(table.id), table);
+    this.replaceTable(table.id, table);
   }
   removeTable(id: ObjectId) {
-    this.tables.set(keyOf(id), null);
+    this.replaceTable(id, null);
+  }
+  private replaceTable(id: ObjectId, next: TableState | null) {
+    const k = keyOf(id);
+    if (this.tableLocations.tracking) {
+      this.tableLocations.replace({
+        previous: this.tables.get(k) ?? undefined,
+        original: this.tables.has(k) ? undefined : this.base.table(id),
+        current: next ?? undefined,
+      });
+    }
+    this.tables.set(k, next);
   }
   tableForUpdate(id: ObjectId) {
     const k = keyOf(id);
@@ -364,7 +403,7 @@ export class DraftCatalog implements CatalogStore {
     if (original.branches) {
       copy.branches = new Map([...original.branches].map(([name, b]) => [name, { ...b, versions: b.versions.draft(), indexes: new Map(b.indexes) }]));
     }
-    this.tables.set(k, copy);
+    this.replaceTable(id, copy);
     return copy;
   }
   putTransaction(tx: TransactionState) {

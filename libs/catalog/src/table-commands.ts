@@ -2,8 +2,9 @@ import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, Properties, VersionRecord } from './events';
 import { ObjectId, displayId, parentOf, requireTableId, sameId } from './ids';
 import { requireNamespace } from './namespace-commands';
+import { couldBeNamespaceFolder } from './location';
 import { PurgeSchedule, droppedTableEvents } from './purge-commands';
-import { CatalogView, TableState } from './state';
+import { CatalogView, PendingPurge, TableState } from './state';
 
 export function requireTable(view: CatalogView, id: ObjectId): TableState {
   requireTableId(id);
@@ -20,13 +21,43 @@ function refuseExisting(view: CatalogView, id: ObjectId): void {
   }
 }
 
-function refuseLocationInUse(view: CatalogView, location: string, except?: ObjectId): void {
-  const holder = view.tableAtLocation(location);
-  if (holder && !(except && sameId(holder.id, except))) {
-    throw invalidInput(`location '${location}' already belongs to table '${displayId(holder.id)}'`);
-  }
-}
+const OWN_FOLDER = "A table's location is a folder of its own: neither another table's, nor inside one, nor holding one.";
+const AWAITING_PURGE = 'Everything under that location is deleted when the purge runs; declare the table elsewhere.';
 
+/**
+ * A table's location must be a folder of its own, since dropping a table deletes everything under
+ * its location: not a folder the namespace tree places tables in, not another live table's
+ * location, inside it or around it, and the same for a dropped table's whose purge is pending.
+ * Only the caller's input is named: the location lies inside the caller's own root, but what is
+ * there is not the caller's to learn from an error. Answers a pending purge at exactly this
+ * location (for RegisterTable to take the dropped table back); `except` is a table being replaced.
+ */
+function requireOwnFolder(view: CatalogView, location: string, except?: ObjectId): PendingPurge | undefined {
+  if (couldBeNamespaceFolder(location)) {
+    throw invalidInput(
+      `location '${location}' is a folder where namespaces keep their tables, not a table's own`,
+      "Name a folder of the table's own, such as '<name>.lance'.",
+    );
+  }
+  const other = (t: TableState) => !(except && sameId(t.id, except));
+  const holder = view.tableAtLocation(location);
+  if (holder && other(holder)) throw invalidInput(`location '${location}' already belongs to table '${displayId(holder.id)}'`);
+  if (view.tableLocations.enclosing(location).some((t) => t !== holder && other(t))) {
+    throw invalidInput(`location '${location}' lies inside another table's location`, OWN_FOLDER);
+  }
+  const tables = view.tableLocations;
+  if (tables.hasInside(location) && (!except || tables.inside(location).some(other))) {
+    throw invalidInput(`location '${location}' holds another table's location`, OWN_FOLDER);
+  }
+  const purge = view.purgeAtLocation(location);
+  if (view.purgeLocations.enclosing(location).some((p) => p !== purge)) {
+    throw invalidInput(`location '${location}' lies inside the location of a dropped table whose files are still to be purged`, AWAITING_PURGE);
+  }
+  if (view.purgeLocations.hasInside(location)) {
+    throw invalidInput(`location '${location}' holds the location of a dropped table whose files are still to be purged`, AWAITING_PURGE);
+  }
+  return purge;
+}
 
 export interface DeclareTable {
   id: ObjectId;
@@ -40,9 +71,8 @@ export function decideDeclareTable(view: CatalogView, cmd: DeclareTable): Catalo
   requireTableId(cmd.id);
   requireNamespace(view, parentOf(cmd.id));
   refuseExisting(view, cmd.id);
-  refuseLocationInUse(view, cmd.location);
   // A new table there would be deleted with the dropped one's files.
-  if (view.purgeAtLocation(cmd.location)) {
+  if (requireOwnFolder(view, cmd.location)) {
     throw invalidInput(
       `location '${cmd.location}' belongs to a dropped table whose files are still to be purged`,
       'Register the location to bring that table back, or declare the table elsewhere.',
@@ -89,9 +119,8 @@ export function decideRegisterTable(view: CatalogView, cmd: RegisterTable): Cata
   } else {
     refuseExisting(view, cmd.id);
   }
-  refuseLocationInUse(view, cmd.location, existing ? cmd.id : undefined);
   // Registering a dropped table's location before its purge brings the table back: the purge goes.
-  const purge = view.purgeAtLocation(cmd.location);
+  const purge = requireOwnFolder(view, cmd.location, existing ? cmd.id : undefined);
   if (purge) {
     events.push({
       type: 'TablePurgeCanceled',

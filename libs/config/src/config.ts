@@ -63,6 +63,7 @@ const schema = z.object({
   BODY_LIMIT: int('BODY_LIMIT', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ACCESS_LOG: z.enum(['all', 'errors', 'off'], { message: "ACCESS_LOG must be 'all', 'errors' or 'off'" }).default('all'),
+  METRICS_DATABASE_LABELS: bool('METRICS_DATABASE_LABELS', false),
   CATALOG_URL: z
     .string()
     .default('http://127.0.0.1:2333')
@@ -116,6 +117,8 @@ export interface AppConfig {
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   /** Which requests get a line when they finish: every one, only answers of 400 and above, or none. */
   accessLog: 'all' | 'errors' | 'off';
+  /** Whether `/metrics` names each database in a label; off, series are summed over databases. */
+  metricsDatabaseLabels: boolean;
   /** The address the server's own Lance client uses to reach this catalog; set when bound. */
   selfUrl?: string;
   /** Where a worker without its own API reaches the catalog. */
@@ -188,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bodyLimit: c.BODY_LIMIT,
     logLevel: c.LOG_LEVEL,
     accessLog: c.ACCESS_LOG,
+    metricsDatabaseLabels: c.METRICS_DATABASE_LABELS,
     selfUrl: c.SELF_URL,
     catalogUrl: c.CATALOG_URL,
     indexBuildAttempts: c.INDEX_BUILD_ATTEMPTS,

@@ -37,7 +37,7 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
 @Global()
 @Module({
   providers: [
-    { provide: Metrics, useFactory: () => new Metrics() },
+    { provide: Metrics, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new Metrics({ databaseLabels: c.metricsDatabaseLabels }) },
     {
       provide: EVENT_STORE,
       inject: [APP_CONFIG, Metrics],

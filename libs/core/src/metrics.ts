@@ -24,6 +24,14 @@ function countsOf(histogram: Histogram<RequestLabels>) {
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
+export interface MetricsOptions {
+  /**
+   * Whether series name the database they are about. Off by default: a scrape would otherwise
+   * list every database (tenant) this process serves to whoever may scrape.
+   */
+  databaseLabels?: boolean;
+}
+
 /** Every Prometheus metric this process exports, on one registry. */
 export class Metrics {
   readonly registry = new Registry();
@@ -53,12 +61,7 @@ export class Metrics {
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
     registers: [this.registry],
   });
-  readonly projectionLag = new Gauge({
-    name: 'lance_catalog_projection_lag_events',
-    help: "Events in a database's stream that this process's projection has not folded yet",
-    labelNames: ['database'],
-    registers: [this.registry],
-  });
+  private readonly projectionLag: Gauge<'database'>;
   readonly queueDepth = new Gauge({
     name: 'lance_catalog_queue_jobs',
     help: 'Jobs per queue and state',
@@ -83,7 +86,25 @@ export class Metrics {
     this.dataPlaneEnds.inc({ reason });
   }
 
-  constructor() {
+  constructor(private readonly options: MetricsOptions = {}) {
+    this.projectionLag = new Gauge({
+      name: 'lance_catalog_projection_lag_events',
+      help: options.databaseLabels
+        ? "Events in a database's stream that this process's projection has not folded yet"
+        : "Events in the databases' streams that this process's projections have not folded yet, summed over databases",
+      labelNames: options.databaseLabels ? ['database'] : [],
+      registers: [this.registry],
+    });
     collectDefaultMetrics({ register: this.registry, prefix: 'lance_catalog_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  }
+
+  /** How far each database's projection is behind its stream; one sum unless databases are labelled. */
+  recordProjectionLag(lags: Iterable<readonly [database: string, events: number]>): void {
+    let total = 0;
+    for (const [database, events] of lags) {
+      if (this.options.databaseLabels) this.projectionLag.set({ database }, events);
+      total += events;
+    }
+    if (!this.options.databaseLabels) this.projectionLag.set(total);
   }
 }

@@ -15,4 +15,19 @@ describe('Metrics', () => {
       expect(text).toContain(line('404', 1));
     }
   });
+
+  it('sums the projection lag over databases, or names each when asked to', async () => {
+    const lags: [string, number][] = [
+      ['default', 2],
+      ['sales', 3],
+    ];
+    const summed = new Metrics();
+    summed.recordProjectionLag(lags);
+    const text = await summed.registry.metrics();
+    expect(text).toMatch(/^lance_catalog_projection_lag_events 5$/m);
+    expect(text).not.toMatch(/database=/);
+    const named = new Metrics({ databaseLabels: true });
+    named.recordProjectionLag(lags);
+    expect(await named.registry.metrics()).toMatch(/^lance_catalog_projection_lag_events\{database="sales"\} 3$/m);
+  });
 });

@@ -1,7 +1,10 @@
 import type { AccessLevel } from '@app/auth';
 
-/** `public`: no credentials (probes, metrics, the API description); `admin-all`: admin on every database. */
-export type RouteAccess = AccessLevel | 'public' | 'admin-all';
+/**
+ * `public`: no credentials (probes, the API description); `any-database`: a credential with any
+ * level on any database (metrics, which tell of every database); `admin-all`: admin on every database.
+ */
+export type RouteAccess = AccessLevel | 'public' | 'any-database' | 'admin-all';
 
 /**
  * What each route needs, in one place so it can be reviewed as a whole. Keys are
@@ -11,7 +14,7 @@ export type RouteAccess = AccessLevel | 'public' | 'admin-all';
 const ROUTES: Record<string, RouteAccess> = {
   'GET /healthz': 'public',
   'GET /readyz': 'public',
-  'GET /metrics': 'public',
+  'GET /metrics': 'any-database',
   'GET /openapi.json': 'public',
 
   'GET /v1/namespace/:id/list': 'read',
@@ -81,6 +84,27 @@ const ROUTES: Record<string, RouteAccess> = {
   'GET /v1/tables': 'read',
   'POST /v1/tables/:table_name': 'write',
 };
+
+/**
+ * The operations a batch body carries, each with the route it has on its own: inside a batch
+ * (BatchCommitTables, BatchCreateTableVersions) an operation needs what that route needs, so a
+ * batch is never a way around a route's level.
+ */
+const BATCH_OPERATION_ROUTES = {
+  declare_table: 'POST /v1/table/:id/declare',
+  create_table_version: 'POST /v1/table/:id/version/create',
+  delete_table_versions: 'POST /v1/table/:id/version/delete',
+  deregister_table: 'POST /v1/table/:id/deregister',
+} as const;
+
+export type BatchOperationKind = keyof typeof BATCH_OPERATION_ROUTES;
+
+/** The level an operation of a batch needs: its own route's. */
+export function batchOperationLevel(kind: BatchOperationKind): AccessLevel {
+  const access = ROUTES[BATCH_OPERATION_ROUTES[kind]];
+  if (access !== 'read' && access !== 'write' && access !== 'admin') throw new Error(`batch operation ${kind} has no database level in access-policy.ts`);
+  return access;
+}
 
 /** Routes registered by plugins under a prefix: the API page and the queue dashboard. */
 const PREFIXES: [string, RouteAccess][] = [

@@ -54,6 +54,10 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
       return refuse(reply, request, 401, ErrorCode.Unauthenticated, e.message);
     }
     if (access === undefined) return;
+    if (access === 'any-database') {
+      if (request.principal.grants.size > 0) return;
+      return refuse(reply, request, 403, ErrorCode.PermissionDenied, `${request.principal.name} holds no access to any database`);
+    }
     const database = access === 'admin-all' ? '*' : databaseOf(request, defaultDatabase);
     const level = access === 'admin-all' ? 'admin' : access;
     if (!allows(request.principal, database, level)) {

@@ -19,11 +19,13 @@ export class MetricsController {
   @Get()
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(): Promise<string> {
+    const lags: [string, number][] = [];
     for (const database of this.projections.databases()) {
       const projection = this.projections.get(database);
       const head = await this.store.streamRevision(projection.streamId).catch(() => projection.state.revision);
-      this.metrics.projectionLag.set({ database }, Math.max(0, head - projection.state.revision));
+      lags.push([database, Math.max(0, head - projection.state.revision)]);
     }
+    this.metrics.recordProjectionLag(lags);
     for (const [name, queue] of [
       ['index-builds', this.indexQueue.queue],
       ['column-backfills', this.backfillQueue.queue],

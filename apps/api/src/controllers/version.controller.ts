@@ -13,6 +13,8 @@ import {
   oneOf,
   parseBody,
 } from '../http/body-schemas';
+import { BatchOperationKind } from '../auth/access-policy';
+import { requireBatchAccess } from '../auth/batch-access';
 import { RestRequest } from '../http/rest-request';
 import { RestRequests } from '../http/rest-request.factory';
 
@@ -109,7 +111,9 @@ export class VersionController {
     const r = this.rest.of(req);
     const body = parseBody(batchCreateTableVersionsBody, r.body());
     const entries = body.entries.map((e, i) => createVersionCommand(tableIdOf(e.id, r, `entries[${i}]`), e));
-    return this.versions.batchCreateTableVersions(r.context(body.context), entries);
+    const ctx = r.context(body.context);
+    requireBatchAccess(req, ctx.database, entries.map(() => 'create_table_version'));
+    return this.versions.batchCreateTableVersions(ctx, entries);
   }
 
   @Post('batch-commit')
@@ -144,6 +148,7 @@ export class VersionController {
           return { deregister_table: { id: tableIdOf(op.deregister_table!.id, r, what) } };
       }
     });
+    requireBatchAccess(req, ctx.database, operations.map((op) => Object.keys(op)[0] as BatchOperationKind));
     return this.batches.batchCommitTables(ctx, operations);
   }
 }

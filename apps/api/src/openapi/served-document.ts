@@ -20,7 +20,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'
 const EXTRA: Record<string, Record<string, Operation>> = {
   '/healthz': { get: op('Operations', 'Liveness: 200 while the process runs.', 'text') },
   '/readyz': { get: op('Operations', 'Readiness: 200 when the event store, Redis and the warehouse answer, 503 otherwise.', 'json') },
-  '/metrics': { get: op('Operations', 'Prometheus metrics (text exposition format).', 'text') },
+  '/metrics': { get: op('Operations', 'Prometheus metrics (text exposition format); with authentication configured it needs a credential for some database.', 'text') },
   '/openapi.json': { get: op('Operations', 'This document.', 'json') },
   '/v1/history/digest': { get: op('History', 'A digest of the whole catalog state, equal on every replica and after a replay.', 'json') },
   '/v1/history/table/{id}': { get: op('History', 'The audit trail of a table: every event, oldest first, with its transaction and principal.', 'json', true) },
