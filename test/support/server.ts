@@ -69,17 +69,24 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     });
   });
   if (url) await waitForHealthy(url);
+  let stopping = false;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // A server that ends without being told to is what a failing test most needs to show.
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`server ${url || script} ended on its own (${signal ?? `exit code ${code}`}); its last output:\n${output.slice(-6000)}`);
+  });
   return {
     url,
     dataDir,
     process: child,
     output: () => output,
     async stop() {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
     },
     async kill9() {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
