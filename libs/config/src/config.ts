@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
+import { InputLimits, inputLimitsEnvSchema, readInputLimits } from './input-limits';
 import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
 
 const bool = (name: string, fallback: boolean) =>
@@ -87,6 +88,7 @@ const schema = z.object({
   SNAPSHOT_DIR: z.string().min(1).optional(),
   STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
   DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
+  ...inputLimitsEnvSchema,
 });
 
 export interface AppConfig {
@@ -139,6 +141,8 @@ export interface AppConfig {
   stagingManifestGraceMs: number;
   /** How long a dropped table's files are kept before a worker purges them (0: at once). */
   dropRetentionSeconds: number;
+  /** What one request may carry, checked before any parser reads it. */
+  inputLimits: InputLimits;
 }
 
 export class ConfigError extends Error {
@@ -196,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     snapshotDir: resolve(c.SNAPSHOT_DIR ?? `${dataDir}/snapshots`),
     stagingManifestGraceMs: c.STAGING_MANIFEST_GRACE_MS,
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
+    inputLimits: readInputLimits(c),
   };
 }
 
