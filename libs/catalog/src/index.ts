@@ -23,3 +23,4 @@ export * from './backfill-commands';
 export * from './index-commands';
 export * from './purge-commands';
 export * from './branch-commands';
+export * from './property-limits';
