@@ -24,7 +24,7 @@ describe('a crash or a runaway allocation inside Lance costs one request, not th
         // Lance, to show what contains them when a limit lets one through.
         SQL_EXPRESSION_MAX_TERMS: '1000000',
         SQL_EXPRESSION_MAX_BYTES: '4194304',
-        SQL_STRING_FUNCTION_MAX_LENGTH: '1000000000',
+        SQL_EXPRESSION_MAX_REPEAT: '1000000000',
       },
     });
     api = new Api(server.url);

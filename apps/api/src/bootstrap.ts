@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
+import { CatalogError } from '@app/catalog';
 import type { Logger as PinoLogger } from 'pino';
 import { JsonLogger, Metrics, accessLog, createLogger } from '@app/core';
 import { redactedUrl } from '@app/event-store';
@@ -16,9 +17,13 @@ import { installRateLimit } from './auth/rate-limit';
 import { authenticatorFor } from './auth/authenticator.factory';
 import { installDocs } from './openapi/install-docs';
 import { bindControllerRoutes } from './http/controller-routes';
+import { useInputLimits } from './http/input-limits';
+import { parseJsonBody } from './http/json-body';
+import { contextHeadersProblem } from './http/context-headers';
 
 /** Builds the HTTP application: Fastify configured for the REST binding's encodings. */
 export async function createApiApp(config: AppConfig, extra: DynamicModule[] = []): Promise<NestFastifyApplication> {
+  useInputLimits(config.inputLimits);
   const logger = createLogger(config, extra.length ? 'api+worker' : 'api');
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -58,8 +63,9 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      done(null, parseJsonBody(text, config.inputLimits.jsonMaxDepth));
     } catch (e) {
+      if (e instanceof CatalogError) return done(e, undefined);
       const err = e as Error & { statusCode?: number; code?: string };
       err.statusCode = 400;
       err.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
@@ -81,14 +87,20 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   });
   // Context sent as x-lance-ctx-* headers is echoed back, as the REST binding describes. Set as the
   // request arrives, since every answer keeps them: an onSend hook would cost each request more.
+  // Headers past CONTEXT_MAX_BYTES, or naming a reserved key, are refused here, before anything else.
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     const headers = request.headers;
+    let bytes = 0;
     for (const name in headers) {
       const value = headers[name];
-      if (name.startsWith('x-lance-ctx-') && typeof value === 'string') reply.header(name, value);
+      if (name.startsWith('x-lance-ctx-') && typeof value === 'string') {
+        bytes += name.length + value.length;
+        reply.header(name, value);
+      }
     }
-    done();
+    const problem = bytes > 0 ? contextHeadersProblem(headers, bytes, config.inputLimits.contextMaxBytes) : undefined;
+    done(problem);
   });
   drainOnSignals(app, fastify, logger);
   installAuth(fastify, authenticatorFor(config.auth), config.defaultDatabase);

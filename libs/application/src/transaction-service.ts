@@ -1,4 +1,4 @@
-import { AlterTransactionAction, decideAlterTransaction, requireTransaction } from '@app/catalog';
+import { AlterTransactionAction, PropertyLimits, decideAlterTransaction, requireTransaction } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
@@ -7,6 +7,7 @@ export class TransactionService {
   constructor(
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
+    private readonly propertyLimits?: PropertyLimits,
   ) {}
 
   async describeTransaction(ctx: RequestContext, id: string) {
@@ -17,7 +18,7 @@ export class TransactionService {
 
   async alterTransaction(ctx: RequestContext, id: string, actions: AlterTransactionAction[]) {
     await this.writer.execute({ ...ctx }, 'AlterTransaction', (view) => ({
-      events: decideAlterTransaction(view, id, actions),
+      events: decideAlterTransaction(view, id, actions, this.propertyLimits),
       result: () => undefined,
     }));
     return this.describeTransaction(ctx, id);

@@ -35,7 +35,8 @@ export function sameId(a: ObjectId, b: ObjectId): boolean {
   return a.length === b.length && isPrefix(a, b);
 }
 
-const MAX_NAME_LENGTH = 1024;
+/** The longest name of anything: namespace and table id parts, columns, and names looked up. */
+export const MAX_NAME_LENGTH = 1024;
 
 /**
  * A name must be addressable through the REST binding: a name holding the delimiter would be

@@ -24,3 +24,4 @@ export * from './index-commands';
 export * from './purge-commands';
 export * from './branch-commands';
 export * from './nested-locations';
+export * from './property-limits';

@@ -2,6 +2,7 @@ import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, Properties, TransactionStatus } from './events';
 import { CatalogView, TransactionState } from './state';
 import { checkTransition } from './transaction-status';
+import { PropertyLimits, checkKey, propertyMapSize } from './property-limits';
 
 export type SetPropertyMode = 'Overwrite' | 'Fail' | 'Skip';
 export const SET_PROPERTY_MODES: readonly SetPropertyMode[] = ['Overwrite', 'Fail', 'Skip'];
@@ -19,13 +20,19 @@ export function requireTransaction(view: CatalogView, id: string): TransactionSt
   return tx;
 }
 
-/** Applies every action in order to a copy; one failure refuses the whole list. */
+/**
+ * Applies every action in order to a copy; one failure refuses the whole list. With `limits`, a
+ * list that leaves the transaction's properties larger than they may be, and larger than they
+ * were, is refused (workers record their own properties without this bound).
+ */
 export function decideAlterTransaction(
   view: CatalogView,
   id: string,
   actions: readonly AlterTransactionAction[],
+  limits?: PropertyLimits,
 ): CatalogEvent[] {
   if (actions.length === 0) throw invalidInput('actions must hold at least one action');
+  for (const action of actions) if (action.kind !== 'setStatus') checkKey(action.key, 'transaction property');
   const tx = requireTransaction(view, id);
   let status = tx.status;
   let statusChanged = false;
@@ -40,7 +47,7 @@ export function decideAlterTransaction(
         status = action.status;
         break;
       case 'setProperty':
-        if (action.key in properties) {
+        if (Object.hasOwn(properties, action.key)) {
           if (action.mode === 'Fail') throw invalidInput(`transaction property '${action.key}' already exists`);
           if (action.mode === 'Skip') break;
         }
@@ -49,7 +56,7 @@ export function decideAlterTransaction(
         unset.delete(action.key);
         break;
       case 'unsetProperty':
-        if (!(action.key in properties)) {
+        if (!Object.hasOwn(properties, action.key)) {
           if (action.mode === 'Fail') throw invalidInput(`transaction property '${action.key}' does not exist`);
           break;
         }
@@ -60,6 +67,7 @@ export function decideAlterTransaction(
     }
   }
   if (!statusChanged && Object.keys(set).length === 0 && unset.size === 0) return [];
+  if (limits && Object.keys(set).length > 0) checkGrowth(tx.properties, properties, limits);
   return [
     {
       type: 'TransactionAltered',
@@ -71,4 +79,15 @@ export function decideAlterTransaction(
       },
     },
   ];
+}
+
+function checkGrowth(before: Properties, after: Properties, limits: PropertyLimits): void {
+  const was = propertyMapSize(before);
+  const is = propertyMapSize(after);
+  if (is.count > limits.maxCount && is.count > was.count) {
+    throw invalidInput(`transaction properties would hold ${is.count} entries; at most ${limits.maxCount} are allowed (PROPERTIES_MAX_COUNT)`);
+  }
+  if (is.bytes > limits.maxBytes && is.bytes > was.bytes) {
+    throw invalidInput(`transaction properties would hold ${is.bytes} bytes of keys and values; at most ${limits.maxBytes} are allowed (PROPERTIES_MAX_BYTES)`);
+  }
 }

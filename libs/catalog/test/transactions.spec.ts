@@ -88,6 +88,23 @@ describe('transactions', () => {
     expect(decideAlterTransaction(state, id, [{ kind: 'setStatus', status: 'Running' }, { kind: 'unsetProperty', key: 'zz', mode: 'Skip' }])).toEqual([]);
   });
 
+  it('refuses reserved keys, reads inherited names as ordinary keys, and bounds the properties an alter leaves', () => {
+    const { state, id } = withTransaction('Running');
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      expectCode(() => decideAlterTransaction(state, id, [{ kind: 'setProperty', key, value: 'x', mode: 'Overwrite' }]), ErrorCode.InvalidInput, /reserved/);
+    }
+    expect(decideAlterTransaction(state, id, [{ kind: 'setProperty', key: 'toString', value: 'x', mode: 'Fail' }])).toHaveLength(1);
+    const have = Object.keys(state.transaction(id)!.properties).length;
+    const limits = { maxCount: have + 2, maxBytes: 1000 };
+    const set = (keys: string[], value = 'v'): AlterTransactionAction[] => keys.map((key) => ({ kind: 'setProperty', key, value, mode: 'Overwrite' }));
+    expect(decideAlterTransaction(state, id, set(['a', 'b']), limits)).toHaveLength(1);
+    expectCode(() => decideAlterTransaction(state, id, set(['a', 'b', 'c']), limits), ErrorCode.InvalidInput, /would hold \d+ entries; at most \d+ are allowed \(PROPERTIES_MAX_COUNT\)/);
+    expectCode(() => decideAlterTransaction(state, id, set(['a'], 'x'.repeat(1000)), limits), ErrorCode.InvalidInput, /PROPERTIES_MAX_BYTES/);
+    // A transaction already past the limits (workers record their own properties) may still shrink or change in place.
+    fold(state, decideAlterTransaction(state, id, set(['a', 'b', 'c', 'd'])));
+    expect(decideAlterTransaction(state, id, [{ kind: 'unsetProperty', key: 'a', mode: 'Fail' }, ...set(['b'], 'w')], limits)).toHaveLength(1);
+  });
+
   it('reads statuses case-insensitively, in PascalCase or snake_case', () => {
     expect(parseTransactionStatus('canceled')).toBe('Canceled');
     expect(parseTransactionStatus('RUNNING')).toBe('Running');

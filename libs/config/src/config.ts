@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
+import { InputLimits, inputLimitsEnvSchema, readInputLimits } from './input-limits';
 import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
 
 const bool = (name: string, fallback: boolean) =>
@@ -90,6 +91,7 @@ const schema = z.object({
   DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
   DATA_PLANE_PROCESSES: int('DATA_PLANE_PROCESSES', 2, 0, 256),
   DATA_PLANE_MEMORY_MB: int('DATA_PLANE_MEMORY_MB', 2048, 256, 1_048_576),
+  ...inputLimitsEnvSchema,
 });
 
 export interface AppConfig {
@@ -148,6 +150,8 @@ export interface AppConfig {
   dataPlaneProcesses: number;
   /** The resident memory a data-plane process may reach while it runs one operation. */
   dataPlaneMemoryBytes: number;
+  /** What one request may carry, checked before any parser reads it. */
+  inputLimits: InputLimits;
 }
 
 export class ConfigError extends Error {
@@ -208,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,
+    inputLimits: readInputLimits(c),
   };
 }
 

@@ -19,6 +19,36 @@ describe('configuration', () => {
     expect(c.snapshotEvery).toBe(100_000);
     expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 1000 });
     expect(c).toMatchObject({ tableCacheSize: 256, hnswCacheSize: 8 });
+    expect(c.inputLimits).toEqual({
+      sqlExpression: { maxBytes: 1024 * 1024, maxTerms: 10_000, maxDepth: 100, maxRepeat: 1000 },
+      arrow: { maxFields: 10_000, maxDepth: 64, maxNodes: 100_000 },
+      properties: { maxCount: 1000, maxBytes: 64 * 1024 },
+      contextMaxBytes: 8 * 1024,
+      jsonMaxDepth: 64,
+    });
+  });
+
+  it('reads the input limits', () => {
+    const c = loadConfig({
+      SQL_EXPRESSION_MAX_BYTES: '4096',
+      SQL_EXPRESSION_MAX_TERMS: '500',
+      SQL_EXPRESSION_MAX_DEPTH: '20',
+      SQL_EXPRESSION_MAX_REPEAT: '10',
+      ARROW_MAX_FIELDS: '100',
+      ARROW_MAX_DEPTH: '4',
+      ARROW_MAX_NODES: '1000',
+      PROPERTIES_MAX_COUNT: '10',
+      PROPERTIES_MAX_BYTES: '1024',
+      CONTEXT_MAX_BYTES: '512',
+      JSON_MAX_DEPTH: '16',
+    });
+    expect(c.inputLimits).toEqual({
+      sqlExpression: { maxBytes: 4096, maxTerms: 500, maxDepth: 20, maxRepeat: 10 },
+      arrow: { maxFields: 100, maxDepth: 4, maxNodes: 1000 },
+      properties: { maxCount: 10, maxBytes: 1024 },
+      contextMaxBytes: 512,
+      jsonMaxDepth: 16,
+    });
   });
 
   it('reads every variable', () => {
@@ -83,6 +113,12 @@ describe('configuration', () => {
     ['MANIFEST_DURABILITY', 'never'],
     ['MANIFEST_JOURNAL_FLUSH_MS', '0'],
     ['HNSW_CACHE_SIZE', '0'],
+    ['SQL_EXPRESSION_MAX_TERMS', '0'],
+    ['SQL_EXPRESSION_MAX_DEPTH', 'deep'],
+    ['ARROW_MAX_FIELDS', '1.5'],
+    ['PROPERTIES_MAX_COUNT', '-1'],
+    ['CONTEXT_MAX_BYTES', '1'],
+    ['JSON_MAX_DEPTH', '0'],
     ['HOST', '0.0.0.0'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

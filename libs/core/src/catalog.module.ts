@@ -147,8 +147,8 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     },
     {
       provide: TransactionService,
-      inject: [CatalogWriter, ProjectionRegistry],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new TransactionService(w, p),
+      inject: [CatalogWriter, ProjectionRegistry, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, c: AppConfig) => new TransactionService(w, p, c.inputLimits.properties),
     },
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {

@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { invalidInput } from '@app/catalog';
+import { ArrowLimits, checkArrowIpc } from './arrow-ipc-limits';
 
 /** What an Arrow IPC file starts and ends with (a stream has no such mark). */
 export const ARROW_FILE_MAGIC = Buffer.from('ARROW1', 'latin1');
@@ -11,13 +12,15 @@ export interface ArrowBody {
 }
 
 /**
- * Reads an Arrow IPC stream body. `tableFromIPC` returns an empty, field-less table for bytes that
- * are not Arrow at all, so that case is refused explicitly.
+ * Reads an Arrow IPC stream body, once its structure is known to fit its bytes and `limits`
+ * (`checkArrowIpc`). `tableFromIPC` returns an empty, field-less table for bytes that are not
+ * Arrow at all, so that case is refused explicitly.
  */
-export function readArrowBody(body: unknown): ArrowBody {
+export function readArrowBody(body: unknown, limits: ArrowLimits): ArrowBody {
   if (!(body instanceof Uint8Array) || body.length === 0) {
     throw invalidInput('the request body must be an Arrow IPC stream (content-type application/vnd.apache.arrow.stream)');
   }
+  checkArrowIpc(body, limits);
   let table: arrow.Table;
   try {
     table = arrow.tableFromIPC(body);
@@ -28,8 +31,19 @@ export function readArrowBody(body: unknown): ArrowBody {
   return { table, bytes: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
 }
 
-export function readArrowStream(body: unknown): arrow.Table {
-  return readArrowBody(body).table;
+export function readArrowStream(body: unknown, limits: ArrowLimits): arrow.Table {
+  return readArrowBody(body, limits).table;
+}
+
+/** The schema of a base64 Arrow IPC stream (CreateMaterializedView's output_schema), checked the same way. */
+export function readArrowSchema(base64: string, limits: ArrowLimits, what: string): arrow.Schema {
+  const bytes = Buffer.from(base64, 'base64');
+  checkArrowIpc(bytes, limits, what);
+  try {
+    return arrow.tableFromIPC(bytes).schema;
+  } catch {
+    throw invalidInput(`${what} must be a base64-encoded Arrow IPC schema`);
+  }
 }
 
 /** QueryTable answers an Arrow IPC file. */

@@ -6,6 +6,7 @@ export * from './json-arrow-schema';
 export * from './lance-tables';
 export * from './manifest-stats';
 export * from './arrow-ipc';
+export * from './arrow-ipc-limits';
 export * from './lance-query';
 export * from './index-config';
 export * from './hnsw-index';

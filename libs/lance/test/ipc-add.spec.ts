@@ -4,9 +4,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lanceInputError } from '../../application/src/lance-errors';
+import { DEFAULT_INPUT_LIMITS } from '@app/config';
 import { readArrowBody } from '../src/arrow-ipc';
 import { addIpcFile } from '../src/ipc-add';
 import { withIpcFile } from '../src/ipc-file';
+
+const LIMITS = DEFAULT_INPUT_LIMITS.arrow;
 
 const rows = (from: number, n: number) =>
   new arrow.Table({
@@ -17,7 +20,7 @@ const rows = (from: number, n: number) =>
       new arrow.Utf8(),
     ),
   });
-const bodyOf = (t: arrow.Table) => readArrowBody(Buffer.from(arrow.tableToIPC(t, 'stream')));
+const bodyOf = (t: arrow.Table) => readArrowBody(Buffer.from(arrow.tableToIPC(t, 'stream')), LIMITS);
 const ids = async (t: lancedb.Table) => ((await t.query().select(['id']).toArrow()) as unknown as arrow.Table).getChild('id')!.toArray();
 
 /**
@@ -66,7 +69,7 @@ describe('adding an Arrow IPC file through the native add (lancedb 0.39.0)', () 
   it('refuses rows that do not fit with an error the server reads as a schema mismatch, and changes nothing', async () => {
     const table = await db.createTable('strict', rows(0, 2));
     const before = await table.version();
-    const wrong = readArrowBody(Buffer.from(arrow.tableToIPC(arrow.tableFromArrays({ other: Float64Array.from([1]) }), 'stream')));
+    const wrong = readArrowBody(Buffer.from(arrow.tableToIPC(arrow.tableFromArrays({ other: Float64Array.from([1]) }), 'stream')), LIMITS);
     const error = await withIpcFile(wrong, (file) => addIpcFile(table, file, 'append')).catch((e) => e);
     expect(String(error?.message)).not.toBe('undefined');
     expect((lanceInputError(error, 'inserting failed', true) as { code: number }).code).toBe(20);

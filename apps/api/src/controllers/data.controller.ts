@@ -1,11 +1,12 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
-import { invalidInput, parseMode, requireTableId } from '@app/catalog';
+import { invalidInput, parseMode, propertyMapProblem, requireTableId } from '@app/catalog';
 import { AnalysisService, CREATE_TABLE_MODES, CreateTableService, DataService, INSERT_MODES } from '@app/application';
 import { readArrowBody } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { countRowsBody, explainPlanBody, parseBody, queryTableBody, stringMap } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
+import { inputLimits } from '../http/input-limits';
 import { branchField } from '../http/branch-param';
 
 const ID = 3;
@@ -58,7 +59,7 @@ export class DataController {
     return this.data.insertIntoTable(r.context(), {
       id: requireTableId(r.pathId(ID)),
       mode,
-      data: readArrowBody(req.body),
+      data: readArrowBody(req.body, inputLimits().arrow),
       ...branchField(r.queryString('branch')),
     });
   }
@@ -72,12 +73,15 @@ export class DataController {
     return this.creates.createTable(r.context(), {
       id: requireTableId(r.pathId(ID)),
       mode,
-      data: readArrowBody(req.body),
+      data: readArrowBody(req.body, inputLimits().arrow),
       location: typeof location === 'string' && location ? location : undefined,
-      properties: {
-        ...jsonMap(r.queryString('properties'), 'properties'),
-        ...jsonMap(headerOf(req, 'x-lance-table-properties'), 'x-lance-table-properties'),
-      },
+      properties: withinLimits(
+        {
+          ...jsonMap(r.queryString('properties'), 'properties'),
+          ...jsonMap(headerOf(req, 'x-lance-table-properties'), 'x-lance-table-properties'),
+        },
+        'properties',
+      ),
     });
   }
 
@@ -130,8 +134,15 @@ function jsonMap(raw: string | undefined, what: string): Record<string, string> 
     throw invalidInput(`${what} must be a JSON object of strings`);
   }
   const result = stringMap.safeParse(parsed);
-  if (!result.success) throw invalidInput(`${what} must be a JSON object of strings`);
+  if (!result.success) throw invalidInput(`${what}: ${result.error.issues[0]?.message ?? 'must be a JSON object of strings'}`);
   return result.data;
+}
+
+/** The query's and the header's properties together stay within what one map may hold. */
+function withinLimits(properties: Record<string, string>, what: string): Record<string, string> {
+  const problem = propertyMapProblem(properties, inputLimits().properties);
+  if (problem) throw invalidInput(`${what}: ${problem}`);
+  return properties;
 }
 
 /** Clients send `null` for options they leave unset; Lance wants them absent. */

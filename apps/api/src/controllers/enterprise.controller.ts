@@ -5,6 +5,7 @@ import { readArrowBody } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { RestRequest } from '../http/rest-request';
 import { RestRequests } from '../http/rest-request.factory';
+import { inputLimits } from '../http/input-limits';
 
 const NAME = 3;
 
@@ -33,7 +34,7 @@ export class EnterpriseController {
     return this.creates.createTable(r.context(), {
       id: requireTableId(r.pathId(NAME)),
       mode: 'Create',
-      data: readArrowBody(req.body),
+      data: readArrowBody(req.body, inputLimits().arrow),
       properties: {},
     });
   }

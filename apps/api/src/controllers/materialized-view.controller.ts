@@ -1,9 +1,12 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { CatalogError, ErrorCode, requireTableId } from '@app/catalog';
-import { MaterializedViewService } from '@app/application';
+import { CatalogError, ErrorCode, MAX_NAME_LENGTH, invalidInput, requireTableId } from '@app/catalog';
+import { MaterializedViewService, parseViewQuery } from '@app/application';
+import { checkArrowIpc } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
 import { createMaterializedViewBody, parseBody, refreshMaterializedViewBody } from '../http/body-schemas';
 import { RestRequests } from '../http/rest-request.factory';
+import { inputLimits } from '../http/input-limits';
+import { checkSqlExpression } from '../http/sql-expression';
 
 const ID = 3;
 
@@ -19,6 +22,16 @@ export class MaterializedViewController {
   create(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const body = parseBody(createMaterializedViewBody, r.body());
+    // The view's expressions reach Lance's parser and its schema apache-arrow's: bounded first.
+    checkArrowIpc(Buffer.from(body.output_schema, 'base64'), inputLimits().arrow, 'output_schema');
+    if (body.kind === 'query') {
+      const query = parseViewQuery(body.source_query);
+      for (const [output, expression] of query.select) {
+        if (output.length > MAX_NAME_LENGTH) throw invalidInput(`source_query: an output name is longer than ${MAX_NAME_LENGTH} characters`);
+        checkSqlExpression(expression, `source_query: the expression of '${output}'`);
+      }
+      if (query.where) checkSqlExpression(query.where, 'source_query: filter');
+    }
     return this.views.createMaterializedView(r.context(body.context), {
       id: requireTableId(r.objectId(ID, body)),
       kind: body.kind,

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { CatalogError, ErrorCode, invalidInput, requireTableId } from '@app/catalog';
+import { CatalogError, ErrorCode, MAX_NAME_LENGTH, invalidInput, requireTableId } from '@app/catalog';
 import { DataMutationService } from '@app/application';
 import { readArrowBody } from '@app/lance';
 import type { FastifyRequest } from 'fastify';
@@ -16,6 +16,7 @@ import {
 import { RestRequest } from '../http/rest-request';
 import { checkSqlExpression } from '../http/sql-expression';
 import { RestRequests } from '../http/rest-request.factory';
+import { inputLimits } from '../http/input-limits';
 import { branchField } from '../http/branch-param';
 
 const ID = 3;
@@ -33,8 +34,9 @@ export class MutationController {
   mergeInsert(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
     const on = (r.queryString('on') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+    if (on.some((c) => c.length > MAX_NAME_LENGTH)) throw invalidInput(`on: a column name is longer than ${MAX_NAME_LENGTH} characters`);
     const target = { id: requireTableId(r.pathId(ID)), ...branchField(r.queryString('branch')) };
-    return this.mutations.mergeInsert(r.context(), target, readArrowBody(req.body), {
+    return this.mutations.mergeInsert(r.context(), target, readArrowBody(req.body, inputLimits().arrow), {
       on,
       whenMatchedUpdateAll: r.queryBool('when_matched_update_all', false),
       whenMatchedUpdateAllFilter: filterParam(r, 'when_matched_update_all_filt'),

@@ -10,6 +10,7 @@ import {
   createTableVersionBody,
   deleteTableVersionsBody,
   describeTableVersionBody,
+  listTableVersionsBody,
   oneOf,
   parseBody,
 } from '../http/body-schemas';
@@ -50,18 +51,21 @@ export class VersionController {
     private readonly batches: BatchCommitService,
   ) {}
 
-  /** The body may be the JSON literal `null`: every parameter of this operation is in the query. */
+  /**
+   * The body may be the JSON literal `null`. Paging, order and branch are read from the query, as
+   * the binding passes them, or else from the body, where the request model has them.
+   */
   @Post(':id/version/list')
   @HttpCode(200)
   list(@Req() req: FastifyRequest) {
     const r = this.rest.of(req);
-    const body = r.body();
+    const body = parseBody(listTableVersionsBody, r.body());
     return this.versions.listTableVersions(
       r.context(body.context),
       requireTableId(r.objectId(ID, body)),
-      r.page(),
-      r.queryBool('descending', false),
-      branchOf(r.queryString('branch')),
+      r.pageOr(body),
+      r.queryBool('descending', body.descending ?? false),
+      branchOf(r.queryString('branch') ?? body.branch),
     );
   }
 

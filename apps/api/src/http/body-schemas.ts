@@ -1,10 +1,62 @@
-import { sqlExpression } from './sql-expression';
-import { invalidInput } from '@app/catalog';
+import { checkSqlExpression, sqlExpression } from './sql-expression';
+import { LimitNames, MAX_NAME_LENGTH, PropertyLimits, invalidInput, propertyMapProblem } from '@app/catalog';
 import { z } from 'zod';
+import { inputLimits } from './input-limits';
 
-export const stringMap = z.record(z.string(), z.string());
+/**
+ * A JSON object of strings, checked as it arrived: zod's record would copy it into a fresh object,
+ * where a `__proto__` entry silently disappears, so reserved keys and sizes are judged on the input.
+ */
+const boundedMap = (limits: () => PropertyLimits, names?: LimitNames) =>
+  z.custom<Record<string, string>>((v) => isStringMap(v), { message: 'must be an object of string values' }).superRefine((map, ctx) => {
+    const problem = propertyMapProblem(map, limits(), names);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+function isStringMap(v: unknown, orNull = false): v is Record<string, string> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  for (const key in v) {
+    const value = (v as Record<string, unknown>)[key];
+    if (typeof value !== 'string' && !(orNull && value === null)) return false;
+  }
+  return true;
+}
+
+/** Properties and metadata: bounded by PROPERTIES_MAX_COUNT and PROPERTIES_MAX_BYTES. */
+export const stringMap = boundedMap(() => inputLimits().properties);
+/** A request's context: bounded in bytes only (with its x-lance-ctx-* headers, see RestRequest.context). */
+export const contextLimits = (): PropertyLimits => ({ maxCount: Number.MAX_SAFE_INTEGER, maxBytes: inputLimits().contextMaxBytes });
+export const CONTEXT_LIMIT_NAMES: LimitNames = { count: 'CONTEXT_MAX_BYTES', bytes: 'CONTEXT_MAX_BYTES' };
+export const contextMap = boundedMap(contextLimits, CONTEXT_LIMIT_NAMES);
 export const version = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const idArray = z.array(z.string());
+/** A name (column, index, tag, branch) or a word-sized option: as long as any name may be. */
+export const name = z.string().min(1).max(MAX_NAME_LENGTH);
+const word = z.string().max(MAX_NAME_LENGTH);
+
+/** UpdateTableFieldMetadata's maps: a null value removes the key; bounded as properties are. */
+const fieldMetadata = z
+  .custom<Record<string, string | null>>((v) => isStringMap(v, true), { message: 'must be an object of string or null values' })
+  .superRefine((map, ctx) => {
+    const problem = propertyMapProblem(map, inputLimits().properties);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** QueryTable's column_aliases: output name to SQL expression, as many as a schema may have fields. */
+const columnAliases = z
+  .custom<Record<string, string>>((v) => isStringMap(v), { message: 'must be an object of SQL expressions' })
+  .superRefine((map, ctx) => {
+    const problem = propertyMapProblem(map, { maxCount: inputLimits().arrow.maxFields, maxBytes: Number.MAX_SAFE_INTEGER }, { count: 'ARROW_MAX_FIELDS', bytes: 'ARROW_MAX_FIELDS' });
+    if (problem) return void ctx.addIssue({ code: 'custom', message: problem });
+    for (const [alias, expression] of Object.entries(map)) {
+      if (alias.length === 0 || alias.length > MAX_NAME_LENGTH) return void ctx.addIssue({ code: 'custom', message: `alias '${alias.slice(0, 64)}' must be 1 to ${MAX_NAME_LENGTH} characters` });
+      try {
+        checkSqlExpression(expression, `the expression of alias '${alias}'`);
+      } catch (e) {
+        return void ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }
+  });
 
 /** Parses a body against a schema; unknown fields pass, wrong or missing required ones are code 13. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
@@ -14,12 +66,12 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   throw invalidInput(`invalid request: ${problems.join('; ')}`);
 }
 
-const common = { id: idArray.nullish(), context: stringMap.nullish(), identity: z.unknown().optional() };
+const common = { id: idArray.nullish(), context: contextMap.nullish(), identity: z.unknown().optional() };
 
-export const createNamespaceBody = z.object({ ...common, mode: z.string().nullish(), properties: stringMap.nullish() });
-export const dropNamespaceBody = z.object({ ...common, mode: z.string().nullish(), behavior: z.string().nullish() });
+export const createNamespaceBody = z.object({ ...common, mode: word.nullish(), properties: stringMap.nullish() });
+export const dropNamespaceBody = z.object({ ...common, mode: word.nullish(), behavior: word.nullish() });
 export const plainBody = z.object({ ...common });
-export const statsBody = z.object({ ...common, branch: z.string().nullish() });
+export const statsBody = z.object({ ...common, branch: word.nullish() });
 export const declareTableBody = z.object({
   ...common,
   location: z.string().nullish(),
@@ -29,39 +81,39 @@ export const declareTableBody = z.object({
 export const registerTableBody = z.object({
   ...common,
   location: z.string(),
-  mode: z.string().nullish(),
+  mode: word.nullish(),
   properties: stringMap.nullish(),
 });
 export const describeTableBody = z.object({
   ...common,
   version: version.nullish(),
-  tag: z.string().nullish(),
-  branch: z.string().nullish(),
+  tag: word.nullish(),
+  branch: word.nullish(),
   with_table_uri: z.boolean().nullish(),
   load_detailed_metadata: z.boolean().nullish(),
   check_declared: z.boolean().nullish(),
   vend_credentials: z.boolean().nullish(),
 });
 export const tableExistsBody = z.object({ ...common, version: version.nullish() });
-export const renameTableBody = z.object({ ...common, new_table_name: z.string(), new_namespace_id: idArray.nullish() });
-export const restoreTableBody = z.object({ ...common, version, branch: z.string().nullish() });
+export const renameTableBody = z.object({ ...common, new_table_name: word, new_namespace_id: idArray.nullish() });
+export const restoreTableBody = z.object({ ...common, version, branch: word.nullish() });
 
 const versionEntry = {
   version,
-  branch: z.string().nullish(),
+  branch: word.nullish(),
   manifest_path: z.string().min(1),
   manifest_size: version.nullish(),
-  e_tag: z.string().nullish(),
+  e_tag: word.nullish(),
   metadata: stringMap.nullish(),
   naming_scheme: z.enum(['V1', 'V2']).nullish(),
 };
 export const createTableVersionBody = z.object({ ...common, ...versionEntry });
-export const describeTableVersionBody = z.object({ ...common, version: version.nullish(), branch: z.string().nullish() });
+export const describeTableVersionBody = z.object({ ...common, version: version.nullish(), branch: word.nullish() });
 const versionRange = z.object({
   start_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   end_version: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER),
 });
-export const deleteTableVersionsBody = z.object({ ...common, branch: z.string().nullish(), ranges: z.array(versionRange) });
+export const deleteTableVersionsBody = z.object({ ...common, branch: word.nullish(), ranges: z.array(versionRange) });
 export const batchCreateTableVersionsBody = z.object({
   ...common,
   entries: z.array(z.object({ id: idArray, ...versionEntry })).min(1),
@@ -80,15 +132,15 @@ export const batchCommitTablesBody = z.object({
     .min(1),
 });
 
-const statusValue = z.string();
+const statusValue = word;
 export const alterTransactionBody = z.object({
   ...common,
   actions: z
     .array(
       z.object({
         setStatusAction: z.object({ status: statusValue }).nullish(),
-        setPropertyAction: z.object({ key: z.string().min(1), value: z.string(), mode: z.string().nullish() }).nullish(),
-        unsetPropertyAction: z.object({ key: z.string().min(1), mode: z.string().nullish() }).nullish(),
+        setPropertyAction: z.object({ key: name, value: z.string(), mode: word.nullish() }).nullish(),
+        unsetPropertyAction: z.object({ key: name, mode: word.nullish() }).nullish(),
       }),
     )
     .min(1),
@@ -101,15 +153,15 @@ export function oneOf<K extends string>(value: Partial<Record<K, unknown>>, name
   return set[0];
 }
 
-export const countRowsBody = z.object({ ...common, version: version.nullish(), branch: z.string().nullish(), predicate: sqlExpression('predicate').nullish() });
+export const countRowsBody = z.object({ ...common, version: version.nullish(), branch: word.nullish(), predicate: sqlExpression('predicate').nullish() });
 
 const matchQuery = z.object({
   terms: z.string(),
-  column: z.string().min(1).nullish().transform((v) => v ?? undefined),
+  column: name.nullish().transform((v) => v ?? undefined),
   boost: z.number().nullish().transform((v) => v ?? undefined),
   fuzziness: z.number().int().min(0).nullish().transform((v) => v ?? undefined),
   max_expansions: z.number().int().min(0).nullish().transform((v) => v ?? undefined),
-  operator: z.string().nullish().transform((v) => v ?? undefined),
+  operator: word.nullish().transform((v) => v ?? undefined),
   prefix_length: z.number().int().min(0).nullish().transform((v) => v ?? undefined),
 });
 type FtsQueryShape = {
@@ -122,7 +174,7 @@ type FtsQueryShape = {
 const ftsQuery: z.ZodType<FtsQueryShape> = z.lazy(() =>
   z.object({
     match: matchQuery.optional(),
-    phrase: z.object({ terms: z.string(), column: z.string().min(1).optional(), slop: z.number().int().min(0).optional() }).optional(),
+    phrase: z.object({ terms: z.string(), column: name.optional(), slop: z.number().int().min(0).optional() }).optional(),
     boost: z.object({ positive: ftsQuery, negative: ftsQuery, negative_boost: z.number().optional() }).optional(),
     multi_match: z.object({ match_queries: z.array(matchQuery) }).optional(),
     boolean: z.object({ must: z.array(ftsQuery), must_not: z.array(ftsQuery), should: z.array(ftsQuery) }).optional(),
@@ -130,21 +182,27 @@ const ftsQuery: z.ZodType<FtsQueryShape> = z.lazy(() =>
 );
 
 /**
- * A query vector: numbers, checked in one pass. Element by element through zod, a 64-d vector was
- * the larger part of validating a whole query body (about 0.1 ms of a query's 0.6 ms overhead).
+ * A query vector: finite numbers, checked in one pass. Element by element through zod, a 64-d
+ * vector was the larger part of validating a whole query body (about 0.1 ms of a query's 0.6 ms
+ * overhead). An empty one is how lancedb's clients say "no vector search" (its namespace client
+ * sends `single_vector: []` with every plain query, its remote client `"vector": []` with a full-text
+ * search), so it stays allowed there; an empty vector inside `multi_vector` means nothing and is refused.
  */
-const numbers = z.custom<number[]>((v) => Array.isArray(v) && v.every((x) => typeof x === 'number'), { message: 'must be an array of numbers' });
+const numbers = z.custom<number[]>((v) => Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x)), {
+  message: 'must be an array of finite numbers',
+});
+const vectors = z.array(numbers).refine((vs) => vs.every((v) => v.length > 0), { message: 'every vector of multi_vector must hold at least one number' });
 
 const MAX_K = 100_000;
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const queryTableBody = z.object({
   ...common,
-  branch: z.string().nullish(),
+  branch: word.nullish(),
   version: version.nullish(),
   vector: z
     .union([
       z
-        .object({ single_vector: numbers.nullish(), multi_vector: z.array(numbers).nullish() })
+        .object({ single_vector: numbers.nullish(), multi_vector: vectors.nullish() })
         .refine((v) => v.single_vector == null || v.multi_vector == null, {
           message: 'give one of vector.single_vector and vector.multi_vector, not both',
         }),
@@ -152,17 +210,17 @@ export const queryTableBody = z.object({
     ])
     .nullish()
     .transform((v) => (v ? { single_vector: v.single_vector ?? undefined, multi_vector: v.multi_vector ?? undefined } : undefined)),
-  vector_column: z.string().min(1).nullish(),
+  vector_column: name.nullish(),
   k: z.number().int().min(1, 'k must be at least 1').max(MAX_K, `k must be at most ${MAX_K}`),
   offset: count.nullish(),
   filter: sqlExpression('filter').nullish(),
   prefilter: z.boolean().nullish(),
   columns: z
-    .object({ column_names: z.array(z.string().min(1)).nullish(), column_aliases: z.record(z.string(), z.string().min(1)).nullish() })
+    .object({ column_names: z.array(name).nullish(), column_aliases: columnAliases.nullish() })
     .nullish()
     .transform((c) => (c ? { column_names: c.column_names ?? undefined, column_aliases: c.column_aliases ?? undefined } : undefined)),
   with_row_id: z.boolean().nullish(),
-  distance_type: z.string().nullish(),
+  distance_type: word.nullish(),
   nprobes: count.nullish(),
   ef: count.nullish(),
   refine_factor: count.nullish(),
@@ -172,7 +230,7 @@ export const queryTableBody = z.object({
   upper_bound: z.number().nullish(),
   full_text_query: z
     .object({
-      string_query: z.object({ query: z.string(), columns: z.array(z.string().min(1)).nullish() }).nullish(),
+      string_query: z.object({ query: z.string(), columns: z.array(name).nullish() }).nullish(),
       structured_query: z.object({ query: ftsQuery }).nullish(),
     })
     .nullish()
@@ -189,11 +247,11 @@ export const queryTableBody = z.object({
 const positive = z.number().int().min(1).max(1_000_000_000);
 export const createIndexBody = z.object({
   ...common,
-  branch: z.string().nullish(),
-  column: z.string().min(1),
-  index_type: z.string().min(1),
-  name: z.string().min(1).nullish(),
-  distance_type: z.string().nullish(),
+  branch: word.nullish(),
+  column: name,
+  index_type: name,
+  name: name.nullish(),
+  distance_type: word.nullish(),
   num_partitions: positive.nullish(),
   num_sub_vectors: positive.nullish(),
   num_bits: positive.nullish(),
@@ -203,8 +261,8 @@ export const createIndexBody = z.object({
   m: positive.nullish(),
   ef_construction: positive.nullish(),
   with_position: z.boolean().nullish(),
-  base_tokenizer: z.string().nullish(),
-  language: z.string().nullish(),
+  base_tokenizer: word.nullish(),
+  language: word.nullish(),
   max_token_length: positive.nullish(),
   lower_case: z.boolean().nullish(),
   stem: z.boolean().nullish(),
@@ -214,30 +272,30 @@ export const createIndexBody = z.object({
 export const listIndicesBody = z.object({
   ...common,
   version: version.nullish(),
-  branch: z.string().nullish(),
+  branch: word.nullish(),
   page_token: z.string().nullish(),
   limit: positive.nullish(),
 });
-export const indexNameBody = z.object({ ...common, version: version.nullish(), branch: z.string().nullish(), index_name: z.string().nullish() });
+export const indexNameBody = z.object({ ...common, version: version.nullish(), branch: word.nullish(), index_name: word.nullish() });
 
 export const updateBody = z.object({
   ...common,
-  branch: z.string().nullish(),
+  branch: word.nullish(),
   predicate: sqlExpression('predicate').nullish(),
-  updates: z.array(z.tuple([z.string().min(1), z.string().min(1)])).min(1),
+  updates: z.array(z.tuple([name, sqlExpression('updates value').pipe(z.string().min(1))])).min(1),
   properties: stringMap.nullish(),
 });
-export const deleteBody = z.object({ ...common, branch: z.string().nullish(), predicate: sqlExpression('predicate') });
+export const deleteBody = z.object({ ...common, branch: word.nullish(), predicate: sqlExpression('predicate') });
 export const addColumnsBody = z.object({
   ...common,
-  branch: z.string().nullish(),
-  new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().nullish(), computed: sqlExpression('computed').nullish() })).min(1),
+  branch: word.nullish(),
+  new_columns: z.array(z.object({ name, expression: sqlExpression('expression').nullish(), computed: sqlExpression('computed').nullish() })).min(1),
 });
 const tuning = z.number().nullish();
 export const backfillColumnBody = z.object({
   ...common,
-  branch: z.string().nullish(),
-  column: z.string().min(1),
+  branch: word.nullish(),
+  column: name,
   where: sqlExpression('where').nullish(),
   // How a distributed job is cut up: one worker job here, so these change nothing.
   concurrency: tuning,
@@ -255,28 +313,30 @@ export const backfillColumnBody = z.object({
 });
 export const alterColumnsBody = z.object({
   ...common,
-  branch: z.string().nullish(),
+  branch: word.nullish(),
   alterations: z
     .array(
       z.object({
-        path: z.string().min(1),
-        rename: z.string().min(1).nullish(),
+        path: name,
+        rename: name.nullish(),
         nullable: z.boolean().nullish(),
-        data_type: z.union([z.string().min(1), z.object({ type: z.string().min(1) })]).nullish(),
+        data_type: z.union([name, z.object({ type: name })]).nullish(),
       }),
     )
     .min(1),
 });
-export const dropColumnsBody = z.object({ ...common, branch: z.string().nullish(), columns: z.array(z.string().min(1)).min(1) });
+export const dropColumnsBody = z.object({ ...common, branch: word.nullish(), columns: z.array(name).min(1) });
 export const updateFieldMetadataBody = z.object({
   ...common,
-  branch: z.string().nullish(),
-  updates: z.array(z.object({ path: z.string().min(1), metadata: z.record(z.string(), z.string().nullable()), replace: z.boolean().nullish() })).min(1),
+  branch: word.nullish(),
+  updates: z.array(z.object({ path: name, metadata: fieldMetadata, replace: z.boolean().nullish() })).min(1),
 });
 export const pagedListBody = z.object({ ...common, page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() });
-export const tagBody = z.object({ ...common, tag: z.string().min(1) });
-export const tagVersionBody = z.object({ ...common, tag: z.string().min(1), version, branch: z.string().nullish() });
-export const explainPlanBody = z.object({ ...common, branch: z.string().nullish(), query: queryTableBody, verbose: z.boolean().nullish() });
+/** ListTableVersions: its paging travels in the query, as the binding says, or in the body, as the request model has it. */
+export const listTableVersionsBody = pagedListBody.extend({ branch: word.nullish(), descending: z.boolean().nullish() });
+export const tagBody = z.object({ ...common, tag: name });
+export const tagVersionBody = z.object({ ...common, tag: name, version, branch: word.nullish() });
+export const explainPlanBody = z.object({ ...common, branch: word.nullish(), query: queryTableBody, verbose: z.boolean().nullish() });
 
 export const createMaterializedViewBody = z.object({
   ...common,
@@ -302,8 +362,8 @@ export const refreshMaterializedViewBody = z.object({
 
 export const createBranchBody = z.object({
   ...common,
-  name: z.string().min(1),
-  from_branch: z.string().nullish(),
+  name,
+  from_branch: word.nullish(),
   from_version: version.nullish(),
 });
-export const deleteBranchBody = z.object({ ...common, name: z.string().min(1) });
+export const deleteBranchBody = z.object({ ...common, name });

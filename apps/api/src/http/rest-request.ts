@@ -5,14 +5,16 @@ import {
   ObjectId,
   PageRequest,
   Properties,
+  checkKey,
   invalidInput,
+  propertyMapProblem,
   sameId,
   validateId,
   validateName,
 } from '@app/catalog';
 import { RequestContext } from '@app/application';
 import type { FastifyRequest } from 'fastify';
-import { idArray, stringMap } from './body-schemas';
+import { CONTEXT_LIMIT_NAMES, contextLimits, contextMap, idArray } from './body-schemas';
 import { decodeFormComponent } from './form-decode';
 
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -72,15 +74,24 @@ export class RestRequest {
     return id;
   }
 
+  /** The body's `context` with the `x-lance-ctx-*` headers over it, bounded together by CONTEXT_MAX_BYTES. */
   context(bodyContext?: unknown): RequestContext {
     const context: Properties = {};
+    let headers = false;
     if (bodyContext !== undefined && bodyContext !== null) {
-      const parsed = stringMap.safeParse(bodyContext);
-      if (!parsed.success) throw invalidInput('context must be an object of string values');
+      const parsed = contextMap.safeParse(bodyContext);
+      if (!parsed.success) throw invalidInput(`context: ${parsed.error.issues[0]?.message ?? 'must be an object of string values'}`);
       Object.assign(context, parsed.data);
     }
     for (const [name, value] of Object.entries(this.req.headers)) {
-      if (name.startsWith(CTX_PREFIX) && typeof value === 'string') context[name.slice(CTX_PREFIX.length)] = value;
+      if (name.startsWith(CTX_PREFIX) && typeof value === 'string') {
+        context[checkKey(name.slice(CTX_PREFIX.length), `header '${name}'`)] = value;
+        headers = true;
+      }
+    }
+    if (headers) {
+      const problem = propertyMapProblem(context, contextLimits(), CONTEXT_LIMIT_NAMES);
+      if (problem) throw invalidInput(`context (the body's with the x-lance-ctx-* headers): ${problem}`);
     }
     this.checkMinTimestamp();
     const principal = this.req.principal;
@@ -132,6 +143,12 @@ export class RestRequest {
   page(): PageRequest {
     const token = this.queryString('page_token');
     return { pageToken: token === '' ? undefined : token, limit: this.queryInt('limit', 1) };
+  }
+
+  /** The query's paging, or the body's where the query gives none. */
+  pageOr(body: { page_token?: string | null; limit?: number | null }): PageRequest {
+    const page = this.page();
+    return { pageToken: page.pageToken ?? (body.page_token || undefined), limit: page.limit ?? body.limit ?? undefined };
   }
 
   /** The one-part id of a transaction. */

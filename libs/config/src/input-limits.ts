@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/**
+ * Bounds on what a request may carry, checked before any parser (Lance's SQL parser, apache-arrow's
+ * IPC reader) sees it: those parsers recurse and allocate on the input's word, so an input of a few
+ * hundred bytes can otherwise end the process.
+ */
+export interface InputLimits {
+  sqlExpression: {
+    /** UTF-8 bytes of one SQL expression (filter, predicate, update value, column expression). */
+    maxBytes: number;
+    /** Words, literals, operators and commas of one expression. */
+    maxTerms: number;
+    /** How deep its operators and calls may nest, counted as Lance's expression tree would be. */
+    maxDepth: number;
+    /** The largest count `repeat`, `lpad`, `rpad`, `array_repeat`, `array_resize`, `range` and `generate_series` may be given. */
+    maxRepeat: number;
+  };
+  arrow: {
+    /** Fields of one Arrow schema, children included. */
+    maxFields: number;
+    /** How deep an Arrow schema's fields may nest. */
+    maxDepth: number;
+    /** Field nodes (one column of one batch) of all the batches of one body. */
+    maxNodes: number;
+  };
+  properties: {
+    /** Entries of one property map (namespace, table, version metadata, transaction). */
+    maxCount: number;
+    /** UTF-8 bytes of its keys and values together. */
+    maxBytes: number;
+  };
+  /** UTF-8 bytes of a request's context: the body's `context` and its `x-lance-ctx-*` headers together. */
+  contextMaxBytes: number;
+  /** How deep a JSON body's arrays and objects may nest. */
+  jsonMaxDepth: number;
+}
+
+const limit = (name: string, fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}, got '${v}'` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+export const inputLimitsEnvSchema = {
+  SQL_EXPRESSION_MAX_BYTES: limit('SQL_EXPRESSION_MAX_BYTES', 1024 * 1024, 64, 64 * 1024 * 1024),
+  SQL_EXPRESSION_MAX_TERMS: limit('SQL_EXPRESSION_MAX_TERMS', 10_000, 16, 10_000_000),
+  // Lance's planner recursed out of its stack on a chain of about 600 `+` (and about 40,000 ANDs).
+  SQL_EXPRESSION_MAX_DEPTH: limit('SQL_EXPRESSION_MAX_DEPTH', 100, 8, 100_000),
+  SQL_EXPRESSION_MAX_REPEAT: limit('SQL_EXPRESSION_MAX_REPEAT', 1000, 1, 1_000_000_000),
+  ARROW_MAX_FIELDS: limit('ARROW_MAX_FIELDS', 10_000, 1, 10_000_000),
+  ARROW_MAX_DEPTH: limit('ARROW_MAX_DEPTH', 64, 1, 10_000),
+  ARROW_MAX_NODES: limit('ARROW_MAX_NODES', 100_000, 1, 100_000_000),
+  PROPERTIES_MAX_COUNT: limit('PROPERTIES_MAX_COUNT', 1000, 1, 10_000_000),
+  PROPERTIES_MAX_BYTES: limit('PROPERTIES_MAX_BYTES', 64 * 1024, 64, 1024 * 1024 * 1024),
+  CONTEXT_MAX_BYTES: limit('CONTEXT_MAX_BYTES', 8 * 1024, 64, 64 * 1024 * 1024),
+  JSON_MAX_DEPTH: limit('JSON_MAX_DEPTH', 64, 4, 10_000),
+};
+
+type InputLimitsEnv = { [K in keyof typeof inputLimitsEnvSchema]: z.infer<(typeof inputLimitsEnvSchema)[K]> };
+
+export function readInputLimits(c: InputLimitsEnv): InputLimits {
+  return {
+    sqlExpression: {
+      maxBytes: c.SQL_EXPRESSION_MAX_BYTES,
+      maxTerms: c.SQL_EXPRESSION_MAX_TERMS,
+      maxDepth: c.SQL_EXPRESSION_MAX_DEPTH,
+      maxRepeat: c.SQL_EXPRESSION_MAX_REPEAT,
+    },
+    arrow: { maxFields: c.ARROW_MAX_FIELDS, maxDepth: c.ARROW_MAX_DEPTH, maxNodes: c.ARROW_MAX_NODES },
+    properties: { maxCount: c.PROPERTIES_MAX_COUNT, maxBytes: c.PROPERTIES_MAX_BYTES },
+    contextMaxBytes: c.CONTEXT_MAX_BYTES,
+    jsonMaxDepth: c.JSON_MAX_DEPTH,
+  };
+}
+
+/** The limits every unset variable gives. */
+export const DEFAULT_INPUT_LIMITS: InputLimits = readInputLimits(z.object(inputLimitsEnvSchema).parse({}));
