@@ -31,11 +31,15 @@ import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
+import { lanceInputError } from './lance-errors';
+import { StoredVersions } from './stored-versions';
 
 export interface TableServiceOptions {
   managedVersioning: boolean;
   /** Schedules the purge of a dropped table's files; without it the files are kept. */
   purges?: PurgeService;
+  /** Refuses (and records deleted) a version whose manifest a client's own cleanup removed. */
+  stored?: StoredVersions;
 }
 
 export interface DescribeTableRequest {
@@ -224,18 +228,24 @@ export class TableService {
    */
   async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number; branch?: string }) {
     const table = onBranch(requireTable(await this.view(ctx), req.id), req.branch);
-    if (table.managedVersioning) requireVersion(table, req.version);
-    else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
+    if (table.managedVersioning) {
+      requireVersion(table, req.version);
+      await this.options.stored?.requireStored(ctx, table, req.version);
+    } else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
       throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
     }
-    const dataset = table.managedVersioning
-      ? await this.lance.open(ctx.database, [...table.id], { branch: table.branch })
-      : await this.lance.openAtLocation(table.location);
     let newVersion: number;
     try {
-      newVersion = await this.lance.restore(dataset, req.version);
-    } finally {
-      dataset.close();
+      const dataset = table.managedVersioning
+        ? await this.lance.open(ctx.database, [...table.id], { branch: table.branch })
+        : await this.lance.openAtLocation(table.location);
+      try {
+        newVersion = await this.lance.restore(dataset, req.version);
+      } finally {
+        dataset.close();
+      }
+    } catch (e) {
+      throw lanceInputError(e, 'restoring the table failed', false, req.version);
     }
     return this.writer.execute(ctx, 'RestoreTable', (view) => ({
       events: decideRecordTableRestored(view, { id: req.id, fromVersion: req.version, version: newVersion, ...(table.branch !== undefined ? { branch: table.branch } : {}) }),

@@ -61,7 +61,11 @@ export type CatalogEvent =
   | { type: 'TableRenamed'; data: TableRef & { newTable: ObjectId } }
   /** `branch` absent: the main branch. */
   | { type: 'TableVersionCreated'; data: TableRef & VersionRecord & { branch?: string } }
-  | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[]; branch?: string } }
+  /**
+   * `reason`: why versions went without a DeleteTableVersions call: their manifests were found gone
+   * from storage, or a maintenance job expired them (`transactionId`: that job's transaction).
+   */
+  | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[]; branch?: string; reason?: string; transactionId?: string } }
   /**
    * A branch of the table, started from `parentVersion` of `parentBranch` (absent: main).
    * `recordedBy: 'commit'`: first seen as a client's commit on it, whose parent branch only Lance's

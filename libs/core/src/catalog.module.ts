@@ -19,6 +19,7 @@ import {
   BranchService,
   TransactionService,
   VersionService,
+  StoredVersions,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
@@ -113,10 +114,15 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, ps: PurgeService) => new NamespaceService(w, p, ps),
     },
     {
+      provide: StoredVersions,
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse) => new StoredVersions(w, p, wh.files),
+    },
+    {
       provide: TableService,
-      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG, PurgeService],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig, ps: PurgeService) =>
-        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning, purges: ps }),
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG, PurgeService, StoredVersions],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig, ps: PurgeService, sv: StoredVersions) =>
+        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning, purges: ps, stored: sv }),
     },
     {
       provide: ManifestJournal,
@@ -135,9 +141,9 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     { provide: DataChangeHandoff, useFactory: () => new DataChangeHandoff() },
     {
       provide: VersionService,
-      inject: [CatalogWriter, ProjectionRegistry, MANIFEST_FINALISER, ManifestJournal, DataChangeHandoff, Warehouse],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null, h: DataChangeHandoff, wh: Warehouse) =>
-        new VersionService(w, p, f, j ? 'journaled' : 'synced', h, wh.files),
+      inject: [CatalogWriter, ProjectionRegistry, MANIFEST_FINALISER, ManifestJournal, DataChangeHandoff, Warehouse, StoredVersions],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null, h: DataChangeHandoff, wh: Warehouse, sv: StoredVersions) =>
+        new VersionService(w, p, f, j ? 'journaled' : 'synced', h, wh.files, sv),
     },
     {
       provide: BatchCommitService,
@@ -153,9 +159,9 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {
       provide: DataService,
-      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DATA_PLANE, DataChangeHandoff, APP_CONFIG, Warehouse],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, d: DataPlane, h: DataChangeHandoff, c: AppConfig, wh: Warehouse) =>
-        new DataService(w, p, l, d, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h }),
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DATA_PLANE, DataChangeHandoff, APP_CONFIG, Warehouse, StoredVersions],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, d: DataPlane, h: DataChangeHandoff, c: AppConfig, wh: Warehouse, sv: StoredVersions) =>
+        new DataService(w, p, l, d, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h, stored: sv }),
     },
     {
       provide: BullIndexQueue,
@@ -245,6 +251,7 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     TagService,
     BranchService,
     AnalysisService,
+    StoredVersions,
   ],
 })
 export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
