@@ -8,6 +8,7 @@ import { EnterpriseController } from './controllers/enterprise.controller';
 import { HealthController } from './controllers/health.controller';
 import { BackfillController } from './controllers/backfill.controller';
 import { MaterializedViewController } from './controllers/materialized-view.controller';
+import { MaintenanceController } from './controllers/maintenance.controller';
 import { IndexController } from './controllers/index.controller';
 import { MetricsController } from './controllers/metrics.controller';
 import { MutationController } from './controllers/mutation.controller';
@@ -35,6 +36,7 @@ export const API_CONTROLLERS = [
   IndexController,
   BackfillController,
   MaterializedViewController,
+  MaintenanceController,
   MutationController,
   TagController,
   BranchController,

@@ -25,3 +25,4 @@ export * from './purge-queue.port';
 export * from './purge-service';
 export * from './branch-service';
 export * from './stored-versions';
+export * from './maintenance-service';

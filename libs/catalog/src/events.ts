@@ -16,6 +16,9 @@ export interface VersionRecord {
   metadata?: Properties;
 }
 
+/** The maintenance jobs a table line can get: each one transaction on the `table-maintenance` queue. */
+export type MaintenanceKind = 'compact' | 'expire_versions' | 'optimize_indices';
+
 export type TransactionStatus = 'Queued' | 'Running' | 'Succeeded' | 'Failed' | 'Canceled';
 
 interface TableRef {
@@ -93,6 +96,8 @@ export type CatalogEvent =
       data: TableRef & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number; branch?: string };
     }
   /** A worker is to fill the rows of a computed column that hold no value yet (AlterTableBackfillColumns). */
+  /** A maintenance job (see maintenance.ts) asked for by a caller or by the workers' planner; its transaction starts Queued. */
+  | { type: 'TableMaintenanceRequested'; data: TableRef & { kind: MaintenanceKind; branch?: string; requestedBy: 'request' | 'planner'; options?: Record<string, number> } }
   | { type: 'TableBackfillRequested'; data: TableRef & { column: string; branch?: string } }
   /** A worker is to refresh a materialized view from its source (RefreshMaterializedView). */
   | { type: 'MaterializedViewRefreshRequested'; data: TableRef & { sourceVersion?: number } }
@@ -139,6 +144,7 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableRenamed',
   'TableVersionCreated',
   'TableVersionsDeleted',
+  'TableMaintenanceRequested',
   'TableBranchCreated',
   'TableBranchDeleted',
   'TableRestored',

@@ -20,13 +20,14 @@ import {
   TransactionService,
   VersionService,
   StoredVersions,
+  MaintenanceService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
 import { ContainedDataPlane, DataPlane, DataPlaneExecutor, InProcessDataPlane, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { Warehouse } from '@app/storage';
-import { BullBackfillQueue, BullIndexQueue, BullViewRefreshQueue } from './bull-transaction-queue';
+import { BullBackfillQueue, BullIndexQueue, BullMaintenanceQueue, BullViewRefreshQueue } from './bull-transaction-queue';
 import { BullPurgeQueue } from './bull-purge-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
@@ -217,6 +218,17 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
         new BranchService(w, p, l, wh.files, wh.onObjectStore),
     },
     {
+      provide: BullMaintenanceQueue,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new BullMaintenanceQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
+    },
+    {
+      provide: MaintenanceService,
+      inject: [CatalogWriter, ProjectionRegistry, DataService, StoredVersions, BullMaintenanceQueue, Warehouse, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, sv: StoredVersions, q: BullMaintenanceQueue, wh: Warehouse, c: AppConfig) =>
+        new MaintenanceService(w, p, d, sv, q, wh.files, c.maintenance.defaults, c.maintenance.expiryMarginMs),
+    },
+    {
       provide: CreateTableService,
       inject: [TableService, DataService],
       useFactory: (t: TableService, d: DataService) => new CreateTableService(t, d),
@@ -252,6 +264,8 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     BranchService,
     AnalysisService,
     StoredVersions,
+    BullMaintenanceQueue,
+    MaintenanceService,
   ],
 })
 export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
@@ -263,6 +277,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     private readonly indexQueue: BullIndexQueue,
     private readonly backfillQueue: BullBackfillQueue,
     private readonly viewRefreshQueue: BullViewRefreshQueue,
+    private readonly maintenanceQueue: BullMaintenanceQueue,
     private readonly analyzer: BullQueryAnalyzer,
     private readonly purgeQueue: BullPurgeQueue,
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
@@ -286,6 +301,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.backfillQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.viewRefreshQueue.close(), 2000).catch(() => undefined);
+    await withTimeout(this.maintenanceQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
     await withTimeout(this.purgeQueue.close(), 2000).catch(() => undefined);
     await this.dataPlane.close();

@@ -38,6 +38,7 @@ const ROUTES: Record<string, RouteAccess> = {
   'POST /v1/table/:id/version/list': 'read',
   'POST /v1/table/:id/version/describe': 'read',
   'POST /v1/table/:id/branches/list': 'read',
+  'POST /v1/table/:id/maintenance/describe': 'read',
 
   'POST /v1/table/:id/declare': 'write',
   'POST /v1/table/:id/create': 'write',
@@ -60,6 +61,8 @@ const ROUTES: Record<string, RouteAccess> = {
   'POST /v1/table/:id/tags/update': 'write',
   'POST /v1/table/:id/tags/delete': 'write',
   'POST /v1/table/:id/branches/create': 'write',
+  'POST /v1/table/:id/maintenance/compact': 'write',
+  'POST /v1/table/:id/maintenance/optimize_indices': 'write',
   'POST /v1/table/:id/version/create': 'write',
   'POST /v1/table/:id/restore': 'write',
   'POST /v1/table/version/batch-create': 'write',
@@ -71,6 +74,7 @@ const ROUTES: Record<string, RouteAccess> = {
   'POST /v1/table/:id/rename': 'admin',
   'POST /v1/table/:id/version/delete': 'admin',
   'POST /v1/table/:id/branches/delete': 'admin',
+  'POST /v1/table/:id/maintenance/expire_versions': 'admin',
 
   'POST /v1/transaction/:id/describe': 'read',
   'POST /v1/transaction/:id/alter': 'write',

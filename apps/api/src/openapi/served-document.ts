@@ -26,6 +26,10 @@ const EXTRA: Record<string, Record<string, Operation>> = {
   '/v1/history/table/{id}': { get: op('History', 'The audit trail of a table: every event, oldest first, with its transaction and principal.', 'json', true) },
   '/v1/history/namespace/{id}': { get: op('History', 'The audit trail of a namespace.', 'json', true) },
   '/v1/history/transaction/{id}': { get: op('History', 'The events of one transaction.', 'json', true) },
+  '/v1/table/{id}/maintenance/compact': { post: op('Maintenance', 'Queues a compaction (Lance rewrites small fragments, materialising deletions; indexes take in new rows): 202 {job_id}, a transaction to follow with DescribeTransaction. Write level.', 'json', true) },
+  '/v1/table/{id}/maintenance/optimize_indices': { post: op('Maintenance', 'Queues an index optimisation (rows written since a build are folded into the index): 202 {job_id}. Write level.', 'json', true) },
+  '/v1/table/{id}/maintenance/expire_versions': { post: op('Maintenance', 'Queues a version expiry (older_than_seconds and/or keep_last, else the policy in force; never the latest, a tagged version or a branch base): 202 {job_id}. Admin level.', 'json', true) },
+  '/v1/table/{id}/maintenance/describe': { post: op('Maintenance', "A table line's maintenance: the policy in force, its last job, its latest version's fragments. Read level.", 'json', true) },
   '/v1/tables': { get: op('Enterprise', 'Every table of the database, flat (LanceDB Enterprise style).', 'json') },
   '/v1/tables/{table_name}': { post: op('Enterprise', 'Creates a table from an Arrow IPC stream (LanceDB Enterprise style).', 'json') },
 };
