@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
 import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
+import { ClientCredentials, readClientCredentials } from './credential-settings';
 
 const bool = (name: string, fallback: boolean) =>
   z
@@ -145,6 +146,8 @@ export interface AppConfig {
   dataPlaneProcesses: number;
   /** The resident memory a data-plane process may reach while it runs one operation. */
   dataPlaneMemoryBytes: number;
+  /** What clients are handed to reach a table's files: static options or STS sessions per table. */
+  clientCredentials: ClientCredentials;
 }
 
 export class ConfigError extends Error {
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const dataDir = resolve(c.DATA_DIR);
   const warehouse = readWarehouseSettings(env, dataDir, problems);
+  const clientCredentials = readClientCredentials(env, warehouse.objectStore, problems);
   if (problems.length || !auth) throw new ConfigError(problems);
   return {
     port: c.PORT,
@@ -204,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,
+    clientCredentials,
   };
 }
 
