@@ -24,3 +24,4 @@ export * from './manifest-journal';
 export * from './purge-queue.port';
 export * from './purge-service';
 export * from './branch-service';
+export * from './client-storage-options';
