@@ -26,3 +26,4 @@ export * from './purge-service';
 export * from './branch-service';
 export * from './stored-versions';
 export * from './maintenance-service';
+export * from './client-storage-options';

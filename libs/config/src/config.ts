@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
 import { InputLimits, inputLimitsEnvSchema, readInputLimits } from './input-limits';
 import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
+import { ClientCredentials, readClientCredentials } from './credential-settings';
 
 const bool = (name: string, fallback: boolean) =>
   z
@@ -184,6 +185,8 @@ export interface AppConfig {
   };
   /** What one request may carry, checked before any parser reads it. */
   inputLimits: InputLimits;
+  /** What clients are handed to reach a table's files: static options or STS sessions per table. */
+  clientCredentials: ClientCredentials;
 }
 
 export class ConfigError extends Error {
@@ -209,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const dataDir = resolve(c.DATA_DIR);
   const warehouse = readWarehouseSettings(env, dataDir, problems);
+  const clientCredentials = readClientCredentials(env, warehouse.objectStore, problems);
   if (problems.length || !auth) throw new ConfigError(problems);
   return {
     port: c.PORT,
@@ -261,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       },
     },
     inputLimits: readInputLimits(c),
+    clientCredentials,
   };
 }
 

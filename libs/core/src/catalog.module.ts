@@ -17,6 +17,7 @@ import {
   TableService,
   TagService,
   BranchService,
+  ClientStorageOptions,
   TransactionService,
   VersionService,
   StoredVersions,
@@ -26,14 +27,14 @@ import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
 import { ContainedDataPlane, DataPlane, DataPlaneExecutor, InProcessDataPlane, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
-import { Warehouse } from '@app/storage';
+import { CredentialVending, StaticCredentials, StsCredentials, Warehouse } from '@app/storage';
 import { BullBackfillQueue, BullIndexQueue, BullMaintenanceQueue, BullViewRefreshQueue } from './bull-transaction-queue';
 import { BullPurgeQueue } from './bull-purge-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
 import { withTimeout } from './with-timeout';
 import { BullQueryAnalyzer } from './bull-query-analyzer';
-import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
+import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
 @Global()
@@ -60,6 +61,17 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
       useFactory: (s: EventStore, p: ProjectionRegistry) => new CatalogWriter(s, p),
     },
     { provide: Warehouse, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new Warehouse(c.warehouse, c.objectStore) },
+    {
+      provide: CREDENTIAL_VENDING,
+      inject: [APP_CONFIG, Warehouse],
+      useFactory: (c: AppConfig, w: Warehouse): CredentialVending =>
+        c.clientCredentials.mode === 'sts' ? new StsCredentials(c.clientCredentials, w) : new StaticCredentials(w),
+    },
+    {
+      provide: ClientStorageOptions,
+      inject: [Warehouse, CREDENTIAL_VENDING],
+      useFactory: (w: Warehouse, v: CredentialVending) => new ClientStorageOptions(w, v),
+    },
     {
       provide: MANIFEST_FINALISER,
       inject: [Warehouse, APP_CONFIG],
@@ -121,9 +133,9 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     },
     {
       provide: TableService,
-      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG, PurgeService, StoredVersions],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig, ps: PurgeService, sv: StoredVersions) =>
-        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning, purges: ps, stored: sv }),
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG, PurgeService, ClientStorageOptions, StoredVersions],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig, ps: PurgeService, o: ClientStorageOptions, sv: StoredVersions) =>
+        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning, purges: ps, clientOptions: o, stored: sv }),
     },
     {
       provide: ManifestJournal,
@@ -148,9 +160,9 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     },
     {
       provide: BatchCommitService,
-      inject: [CatalogWriter, VersionService, Warehouse, APP_CONFIG],
-      useFactory: (w: CatalogWriter, v: VersionService, wh: Warehouse, c: AppConfig) =>
-        new BatchCommitService(w, v, wh, c.managedVersioning),
+      inject: [CatalogWriter, VersionService, Warehouse, APP_CONFIG, ClientStorageOptions],
+      useFactory: (w: CatalogWriter, v: VersionService, wh: Warehouse, c: AppConfig, o: ClientStorageOptions) =>
+        new BatchCommitService(w, v, wh, c.managedVersioning, o),
     },
     {
       provide: TransactionService,
@@ -240,6 +252,7 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     ProjectionRegistry,
     CatalogWriter,
     Warehouse,
+    CREDENTIAL_VENDING,
     MANIFEST_FINALISER,
     LanceTables,
     NamespaceService,
@@ -281,6 +294,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     private readonly analyzer: BullQueryAnalyzer,
     private readonly purgeQueue: BullPurgeQueue,
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
+    @Inject(CREDENTIAL_VENDING) private readonly vending: CredentialVending,
   ) {}
 
   /** Before anything is served: manifests a crash left only in the journal go back on disk. */
@@ -306,6 +320,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await withTimeout(this.purgeQueue.close(), 2000).catch(() => undefined);
     await this.dataPlane.close();
     await this.lance.close();
+    this.vending.close();
     // Before the store closes: a snapshot records the id of the last event it covers.
     await this.projections.close();
     await this.store.close();
