@@ -26,3 +26,4 @@ export * from './branch-commands';
 export * from './nested-locations';
 export * from './property-limits';
 export * from './maintenance';
+export * from './fold';
