@@ -130,7 +130,7 @@ function DatabasePicker({ who, onDatabase }: { who: WhoAmI; onDatabase: (db: str
     >
       <label>
         Database{' '}
-        <select value={who.database} onChange={(e) => onDatabase(e.currentTarget.value)}>
+        <select aria-label="Database" value={who.database} onChange={(e) => onDatabase(e.currentTarget.value)}>
           {named.map((d) => (
             <option key={d} value={d}>
               {d}

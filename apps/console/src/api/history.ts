@@ -42,16 +42,23 @@ export type HistoryScope =
   | { kind: 'table'; id: string[] }
   | { kind: 'transaction'; id: string };
 
+const SCOPED_ROUTES = {
+  namespace: '/v1/history/namespace/{id}',
+  table: '/v1/history/table/{id}',
+  transaction: '/v1/history/transaction/{id}',
+} as const;
+
 /** At most this many events of one table, namespace or transaction are read (pages of 1,000). */
 export const SCOPED_HISTORY_CAP = 20_000;
 
 /** The whole history of a table, namespace or transaction, oldest first (up to SCOPED_HISTORY_CAP events). */
 export async function scopedHistory(api: Api, scope: Exclude<HistoryScope, { kind: 'database' }>, signal?: AbortSignal): Promise<{ events: HistoryEvent[]; capped: boolean }> {
   const id = scope.kind === 'transaction' ? scope.id : pathId(scope.id);
+  const path = SCOPED_ROUTES[scope.kind].replace('{id}', encodeURIComponent(id));
   const events: HistoryEvent[] = [];
   let token: string | null = null;
   do {
-    const page: HistoryPage = await api.get<HistoryPage>(`/v1/history/${scope.kind}/${encodeURIComponent(id)}`, { limit: 1000, page_token: token ?? undefined }, signal);
+    const page: HistoryPage = await api.get<HistoryPage>(path, { limit: 1000, page_token: token ?? undefined }, signal);
     events.push(...page.events);
     token = page.page_token;
   } while (token !== null && events.length < SCOPED_HISTORY_CAP);
@@ -89,9 +96,12 @@ export function inScope(scope: HistoryScope, event: HistoryEvent, tableUuids: Re
   }
 }
 
-/** Who an event is from: the principal, or `anonymous` when authentication is off. */
+/**
+ * Who an event is from: its principal; without one (authentication off, or a worker inside the
+ * server's own process) the origin its context names, else `anonymous`.
+ */
 export function principalOf(event: HistoryEvent): string {
-  return event.principal ?? 'anonymous';
+  return event.principal ?? event.context?.origin ?? 'anonymous';
 }
 
 /** Events kept in revision order without repeats. */

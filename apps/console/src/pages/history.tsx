@@ -165,7 +165,7 @@ export function Timeline({ events, footer }: { events: HistoryEvent[]; footer?: 
   const select = (label: string, value: string, set: (v: string) => void, values: string[]) => (
     <label>
       {label}{' '}
-      <select value={value} onChange={(e) => set(e.currentTarget.value)}>
+      <select aria-label={label} value={value} onChange={(e) => set(e.currentTarget.value)}>
         <option value={ALL}>any</option>
         {values.map((v) => (
           <option key={v} value={v}>

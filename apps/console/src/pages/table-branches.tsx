@@ -175,7 +175,7 @@ function CreateBranch({ data, branches, onDone }: { data: TableData; branches: s
         </label>
         <label>
           From{' '}
-          <select value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
+          <select aria-label="From" value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
             <option value="main">main</option>
             {branches.map((b) => (
               <option key={b} value={b}>
@@ -187,7 +187,7 @@ function CreateBranch({ data, branches, onDone }: { data: TableData; branches: s
         {from === 'main' && (
           <label>
             Version{' '}
-            <select value={version} onChange={(e) => setVersion(Number(e.currentTarget.value))}>
+            <select aria-label="Version" value={version} onChange={(e) => setVersion(Number(e.currentTarget.value))}>
               {[...data.versions].reverse().map((v) => (
                 <option key={v.version} value={v.version}>
                   {v.version}

@@ -103,7 +103,7 @@ function BuildIndex({ data, onDone }: { data: TableData; onDone: () => void }) {
       >
         <label>
           Column{' '}
-          <select value={column} onChange={(e) => setColumn(e.currentTarget.value)}>
+          <select aria-label="Column" value={column} onChange={(e) => setColumn(e.currentTarget.value)}>
             {columns.map((c) => (
               <option key={c} value={c}>
                 {c}
@@ -113,7 +113,7 @@ function BuildIndex({ data, onDone }: { data: TableData; onDone: () => void }) {
         </label>
         <label>
           Type{' '}
-          <select value={type} onChange={(e) => setType(e.currentTarget.value)}>
+          <select aria-label="Type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
             {INDEX_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}

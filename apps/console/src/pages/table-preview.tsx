@@ -45,7 +45,7 @@ export function PreviewTab({ data }: { data: TableData }) {
         </label>
         <label>
           Rows{' '}
-          <select value={limit} onChange={(e) => setLimit(Number(e.currentTarget.value))}>
+          <select aria-label="Rows" value={limit} onChange={(e) => setLimit(Number(e.currentTarget.value))}>
             {[10, 20, 50, 100].map((n) => (
               <option key={n} value={n}>
                 {n}

@@ -83,7 +83,7 @@ function CreateTag({ data, onDone }: { data: TableData; onDone: () => void }) {
         </label>
         <label>
           Version{' '}
-          <select value={version} onChange={(e) => setVersion(Number(e.currentTarget.value))}>
+          <select aria-label="Version" value={version} onChange={(e) => setVersion(Number(e.currentTarget.value))}>
             {[...data.versions].reverse().map((v) => (
               <option key={v.version} value={v.version}>
                 {v.version}

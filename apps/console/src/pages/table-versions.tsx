@@ -193,7 +193,7 @@ function Compare({ data, versions }: { data: TableData; versions: number[] }) {
       >
         <label>
           From{' '}
-          <select value={a} onChange={(e) => setA(Number(e.currentTarget.value))} data-testid="compare-from">
+          <select aria-label="From" value={a} onChange={(e) => setA(Number(e.currentTarget.value))} data-testid="compare-from">
             {versions.map((v) => (
               <option key={v} value={v}>
                 {v}
@@ -203,7 +203,7 @@ function Compare({ data, versions }: { data: TableData; versions: number[] }) {
         </label>
         <label>
           To{' '}
-          <select value={b} onChange={(e) => setB(Number(e.currentTarget.value))} data-testid="compare-to">
+          <select aria-label="To" value={b} onChange={(e) => setB(Number(e.currentTarget.value))} data-testid="compare-to">
             {versions.map((v) => (
               <option key={v} value={v}>
                 {v}
