@@ -145,7 +145,7 @@ describe('the console in headless Chromium', () => {
     const page = await context.newPage();
     const errors = trackErrors(page);
     await signIn(page, server.url, ADMIN_KEY, 'ops');
-    await page.getByRole('treeitem').getByRole('link', { name: 'bulk', exact: true }).click();
+    await page.getByRole('complementary', { name: 'Namespaces' }).getByRole('link', { name: 'bulk', exact: true }).click();
     const tables = page.locator('ul.tables a');
     await page.waitForFunction(() => document.querySelector('ul.tables a')?.textContent === 't0000');
     expect(await tables.count()).toBe(50);
@@ -289,12 +289,39 @@ describe('the console in headless Chromium', () => {
     await context.close();
   });
 
+  it('names every control, and is used with the keyboard alone', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/ui/`);
+    // Sign in without the mouse: Tab to the key, type it, Enter submits.
+    await page.getByRole('heading', { name: 'Sign in to the Lance catalog' }).waitFor();
+    for (let i = 0; i < 10 && !(await page.getByRole('textbox', { name: 'API key' }).evaluate((el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.type(ADMIN_KEY);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('who').filter({ hasText: 'ops' }).waitFor();
+    const unnamed = async () =>
+      page.evaluate(() =>
+        [...(document as unknown as { querySelectorAll(s: string): Iterable<{ tagName: string; outerHTML: string; getAttribute(n: string): string | null; labels?: { length: number } | null; textContent: string | null }> }).querySelectorAll('input, select, button, textarea')]
+          .filter((el) => !el.getAttribute('aria-label') && !(el.labels && el.labels.length) && !(el.tagName === 'BUTTON' && el.textContent?.trim()))
+          .map((el) => el.outerHTML.slice(0, 120)),
+      );
+    for (const hash of ['/', '/ns/shop', '/table/shop%24items', '/table/shop%24items/versions', '/table/shop%24items/branches', '/table/shop%24items/tags', '/table/shop%24items/indexes', '/table/shop%24items/preview', '/history', '/jobs']) {
+      await page.goto(`${server.url}/ui/#${hash}`);
+      await page.locator('main h1').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      expect({ hash, controls: await unnamed() }).toEqual({ hash, controls: [] });
+    }
+    await context.close();
+  });
+
   it('shows markup in names and data as text, running none of it', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const errors = trackErrors(page);
     await signIn(page, server.url, ADMIN_KEY, 'ops');
-    await page.getByRole('treeitem').getByRole('link', { name: MARKUP }).click();
+    await page.getByRole('complementary', { name: 'Namespaces' }).getByRole('link', { name: MARKUP }).click();
     await page.getByRole('heading', { name: MARKUP }).waitFor();
     await page.locator('ul.tables a', { hasText: MARKUP }).click();
     await page.getByRole('heading', { name: MARKUP }).waitFor();
@@ -342,7 +369,7 @@ describe('the console through nginx over two API replicas', () => {
     }
     for (const i of [0, 1]) await page.getByTestId('timeline').locator('li', { hasText: `through${i}` }).waitFor({ timeout: 10_000 });
     await page.goto(`${lb.url}/ui/#/`);
-    await page.getByRole('treeitem').getByRole('link', { name: 'through1' }).waitFor();
+    await page.getByRole('complementary', { name: 'Namespaces' }).getByRole('link', { name: 'through1' }).waitFor();
     expect(errors).toEqual([]);
   });
 });

@@ -18,6 +18,7 @@ export function App() {
   const [credential, setCredential] = useState<Credential | undefined>(loadCredential);
   const [database, setDatabase] = useState<string | undefined>(loadDatabase);
   const [phase, setPhase] = useState<Phase>({ kind: 'checking' });
+  const [attempt, setAttempt] = useState(0);
   const api = useMemo(() => createApi(credential, database), [credential, database]);
 
   useEffect(() => {
@@ -36,7 +37,7 @@ export function App() {
     return () => {
       live = false;
     };
-  }, [api]);
+  }, [api, attempt]);
 
   const signIn = (c: Credential, db: string | undefined) => {
     saveCredential(c);
@@ -54,7 +55,31 @@ export function App() {
   };
 
   if (phase.kind === 'checking') return <Loading what="the console" />;
-  if (phase.kind === 'down') return <main class="narrow"><h1>Lance catalog</h1><ErrorNote error={phase.error} what="The API did not answer" /></main>;
+  if (phase.kind === 'down') {
+    return (
+      <main class="narrow" id="main">
+        <h1>Lance catalog</h1>
+        <ErrorNote error={phase.error} what={`The API refused to say who you are${database ? ` in database ${database}` : ''}`} />
+        <div class="row">
+          <button
+            type="button"
+            onClick={() => {
+              if (!database) return setAttempt((a) => a + 1);
+              saveDatabase(undefined);
+              setDatabase(undefined);
+            }}
+          >
+            {database ? 'Use the default database' : 'Try again'}
+          </button>
+          {credential && (
+            <button type="button" onClick={signOut}>
+              Sign out
+            </button>
+          )}
+        </div>
+      </main>
+    );
+  }
   if (phase.kind === 'sign-in') return <SignIn refused={phase.refused} database={database} onSignIn={signIn} />;
   const session = sessionOf(api, phase.who);
   return (

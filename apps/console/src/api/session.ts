@@ -27,8 +27,9 @@ export function loadDatabase(): string | undefined {
   return sessionStorage.getItem(DATABASE) ?? undefined;
 }
 
-export function saveDatabase(database: string): void {
-  sessionStorage.setItem(DATABASE, database);
+export function saveDatabase(database: string | undefined): void {
+  if (database) sessionStorage.setItem(DATABASE, database);
+  else sessionStorage.removeItem(DATABASE);
 }
 
 /** The headers every request of the session carries. */

@@ -23,7 +23,7 @@ export function BrowsePage({ namespace }: { namespace: string[] }) {
     <div class="split">
       <aside aria-label="Namespaces">
         <h2 class="small">Namespaces</h2>
-        <ul class="tree" role="tree" aria-label="Namespace tree">
+        <ul class="tree">
           <NamespaceNode id={[]} current={namespace} />
         </ul>
       </aside>
@@ -61,11 +61,11 @@ function NamespaceNode({ id, current }: { id: string[]; current: string[] }) {
   const [open, setOpen] = useState(onPath);
   const selected = id.length === current.length && onPath;
   return (
-    <li role="treeitem" aria-expanded={open} aria-selected={selected}>
-      <button type="button" class="twisty" aria-label={`${open ? 'Close' : 'Open'} ${id.length ? id[id.length - 1] : 'root'}`} onClick={() => setOpen(!open)}>
+    <li>
+      <button type="button" class="twisty" aria-expanded={open} aria-label={`Namespaces in ${id.length ? id[id.length - 1] : 'root'}`} onClick={() => setOpen(!open)}>
         {open ? '▾' : '▸'}
       </button>
-      <Link href={namespaceHref(id)} class={selected ? 'selected' : undefined}>
+      <Link href={namespaceHref(id)} class={selected ? 'selected' : undefined} aria-current={selected ? 'page' : undefined}>
         {id.length ? id[id.length - 1] : 'root'}
       </Link>
       {open && <NamespaceChildren id={id} current={current} />}
@@ -77,7 +77,7 @@ function NamespaceChildren({ id, current }: { id: string[]; current: string[] })
   const { api } = useSession();
   const [pages, setPages] = useState<(string | undefined)[]>([undefined]);
   return (
-    <ul role="group">
+    <ul>
       {pages.map((token, i) => (
         <NamespacePage key={token ?? ''} id={id} current={current} token={token} onMore={i === pages.length - 1 ? (next) => setPages([...pages, next]) : undefined} api={api} />
       ))}

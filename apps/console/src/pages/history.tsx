@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { asApiError, ApiError, unwrap } from '../api/client';
@@ -107,10 +107,10 @@ function TransactionSummary({ id, tick }: { id: string; tick: number }) {
       </p>
       <dl class="facts">
         {Object.entries(tx.data.properties ?? {}).map(([k, v]) => (
-          <>
-            <dt key={`k-${k}`}>{k}</dt>
-            <dd key={`v-${k}`}>{v}</dd>
-          </>
+          <Fragment key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </Fragment>
         ))}
       </dl>
     </section>
