@@ -70,19 +70,25 @@ export function followHistory(
   };
 }
 
-/** The feed as a hook: its state, with the handlers always the latest ones given. */
-export function useLiveHistory(api: Api, onEvent: (event: HistoryEvent) => void, onHead?: (revision: number) => void): { state: LiveState; why?: string } {
+/**
+ * The feed as a hook, with the handler always the latest one given. `ready` turns true once the
+ * feed has opened (or was refused): a page reads what came before only then, so that the events
+ * between its read and the feed's start are never missed (the feed starts at the head it reports
+ * first, the read ends at or after it; events in both are the same revisions).
+ */
+export function useLiveHistory(api: Api, onEvent: (event: HistoryEvent) => void): { state: LiveState; why?: string; ready: boolean } {
   const [state, setState] = useState<{ state: LiveState; why?: string }>({ state: 'connecting' });
-  const latest = useRef({ onEvent, onHead });
-  latest.current = { onEvent, onHead };
+  const [opened, setOpened] = useState(false);
+  const latest = useRef(onEvent);
+  latest.current = onEvent;
   useEffect(
     () =>
       followHistory(api, {
-        onEvent: (e) => latest.current.onEvent(e),
-        onHead: (r) => latest.current.onHead?.(r),
+        onEvent: (e) => latest.current(e),
+        onHead: () => setOpened(true),
         onState: (s, why) => setState({ state: s, why }),
       }),
     [api],
   );
-  return state;
+  return { ...state, ready: opened || state.state === 'refused' };
 }

@@ -30,8 +30,12 @@ export function HistoryPage({ scope }: { scope: HistoryScope }) {
   const key = JSON.stringify(scope);
   const [older, setOlder] = useState<{ events: HistoryEvent[]; before: number | null }>({ events: [], before: null });
   const [olderError, setOlderError] = useState<ApiError>();
+  const [live, setLive] = useState<HistoryEvent[]>([]);
+  // Kept whole, and filtered to the scope when shown: the table's uuids are known only once its history is read.
+  const feed = useLiveHistory(api, (event) => setLive((l) => [...l, event]));
   const loaded = useAsync(
     async (signal) => {
+      if (!feed.ready) return new Promise<never>(() => undefined);
       setOlder({ events: [], before: null });
       if (scope.kind === 'database') {
         const w = await databaseWindow(api, undefined, WINDOW, signal);
@@ -40,13 +44,15 @@ export function HistoryPage({ scope }: { scope: HistoryScope }) {
       const h = await scopedHistory(api, scope, signal);
       return { events: h.events, before: null, capped: h.capped };
     },
-    [api, key],
+    [api, key, feed.ready],
   );
-  const [live, setLive] = useState<HistoryEvent[]>([]);
-  const uuids = useMemo(() => new Set((loaded.data?.events ?? []).map((e) => e.data.tableUuid).filter((u): u is string => !!u)), [loaded.data]);
-  const feed = useLiveHistory(api, (event) => {
-    if (inScope(scope, event, uuids)) setLive((l) => [...l, event]);
-  });
+  // A table's events are those of every table that carried its id: the uuids its history names,
+  // and those of live events naming the id (a table made again under it).
+  const uuids = useMemo(() => {
+    const known = new Set((loaded.data?.events ?? []).map((e) => e.data.tableUuid).filter((u): u is string => !!u));
+    for (const e of live) if (e.data.tableUuid && inScope(scope, e, known)) known.add(e.data.tableUuid);
+    return known;
+  }, [loaded.data, live, key]);
   const all = useMemo(
     () => mergeEvents(mergeEvents(older.events, loaded.data?.events ?? []), live.filter((e) => inScope(scope, e, uuids))),
     [older, loaded.data, live, uuids, key],

@@ -97,8 +97,11 @@ const FILTERS: [string, (j: Job) => boolean][] = [
 
 export function JobsPage() {
   const { api } = useSession();
+  const [live, setLive] = useState<HistoryEvent[]>([]);
+  const feed = useLiveHistory(api, (e) => setLive((l) => [...l, e]));
   const loaded = useAsync(
     async (signal) => {
+      if (!feed.ready) return new Promise<never>(() => undefined);
       const newest = await databaseWindow(api, undefined, 1000, signal);
       let events = newest.events;
       let before = newest.before;
@@ -109,10 +112,8 @@ export function JobsPage() {
       }
       return { events, complete: before === null };
     },
-    [api],
+    [api, feed.ready],
   );
-  const [live, setLive] = useState<HistoryEvent[]>([]);
-  const feed = useLiveHistory(api, (e) => setLive((l) => [...l, e]));
   const jobs = useMemo(() => jobsOf(mergeEvents(loaded.data?.events ?? [], live)), [loaded.data, live]);
   const [filter, setFilter] = useState('all');
   const keep = FILTERS.find(([name]) => name === filter)![1];

@@ -64,31 +64,34 @@ export function TablePage({ id, tab }: { id: string[]; tab: string }) {
     if (pending.current === undefined) pending.current = setTimeout(() => ((pending.current = undefined), refresh()), 250);
   }, [refresh]);
   const key = pathId(id);
-  const loaded = useAsync(
-    async (signal) => {
-      const [describe, versions, history] = await Promise.all([
-        unwrap(api.lance.POST('/v1/table/{id}/describe', { params: { path: { id: key } }, body: { load_detailed_metadata: true, with_table_uri: false, check_declared: false }, signal })),
-        allVersions(api, id, undefined, signal),
-        scopedHistory(api, { kind: 'table', id }, signal),
-      ]);
-      return { describe, versions, history: history.events, historyCapped: history.capped };
-    },
-    [api, key],
-    tick,
-  );
   const [live, setLive] = useState<HistoryEvent[]>([]);
-  const uuids = useMemo(() => new Set((loaded.data?.history ?? []).map((e) => e.data.tableUuid).filter((u): u is string => !!u)), [loaded.data]);
-  const transactions = useMemo(() => new Set((loaded.data?.history ?? []).map((e) => e.transaction_id)), [loaded.data]);
   const feed = useLiveHistory(api, (event) => {
     const mine = inScope({ kind: 'table', id }, event, uuids) || (event.type === 'TransactionAltered' && transactions.has(event.data.transactionId ?? ''));
     if (!mine) return;
     setLive((l) => [...l, event]);
     refreshSoon();
   });
+  // The table's state is read again as events come; its history once, the feed adding to it.
+  const state = useAsync(
+    async (signal) => {
+      const [describe, versions] = await Promise.all([
+        unwrap(api.lance.POST('/v1/table/{id}/describe', { params: { path: { id: key } }, body: { load_detailed_metadata: true, with_table_uri: false, check_declared: false }, signal })),
+        allVersions(api, id, undefined, signal),
+      ]);
+      return { describe, versions };
+    },
+    [api, key],
+    tick,
+  );
+  const past = useAsync((signal) => (feed.ready ? scopedHistory(api, { kind: 'table', id }, signal) : new Promise<never>(() => undefined)), [api, key, feed.ready]);
+  const history = useMemo(() => mergeEvents(past.data?.events ?? [], live), [past.data, live]);
+  const uuids = useMemo(() => new Set(history.map((e) => e.data.tableUuid).filter((u): u is string => !!u)), [history]);
+  const transactions = useMemo(() => new Set(history.map((e) => e.transaction_id)), [history]);
+  const loaded = { data: state.data && past.data ? { ...state.data, history, historyCapped: past.data.capped } : undefined, error: state.error ?? past.error };
   const data: TableData | undefined = loaded.data && {
     id,
     ...loaded.data,
-    history: mergeEvents(loaded.data.history, live.filter((e) => inScope({ kind: 'table', id }, e, uuids))),
+    history: history.filter((e) => e.type === 'TransactionAltered' || inScope({ kind: 'table', id }, e, uuids)),
     tick,
     refresh,
   };
