@@ -28,7 +28,6 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unk
       (e: unknown) => !abort.signal.aborted && setState((s) => ({ data: s.data, error: asApiError(e), loading: false })),
     );
     return () => abort.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick, refresh]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };

@@ -28,7 +28,6 @@ export function PreviewTab({ data }: { data: TableData }) {
   };
   useEffect(() => {
     void run('');
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [pathId(data.id)]);
   return (
     <>
