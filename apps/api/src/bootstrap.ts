@@ -16,6 +16,7 @@ import { installAuth } from './auth/auth.hooks';
 import { installRateLimit } from './auth/rate-limit';
 import { authenticatorFor } from './auth/authenticator.factory';
 import { installDocs } from './openapi/install-docs';
+import { installConsole } from './console/install-console';
 import { bindControllerRoutes } from './http/controller-routes';
 import { useInputLimits } from './http/input-limits';
 import { parseJsonBody } from './http/json-body';
@@ -108,6 +109,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
   await installDocs(app);
   await installQueueDashboard(app);
+  installConsole(app, config);
   // Last, so that every hook above applies to the REST binding's routes and sees them registered.
   bindControllerRoutes(fastify, API_CONTROLLERS.map((c) => app.get<object>(c)));
   return app;

@@ -83,6 +83,14 @@ const ROUTES: Record<string, RouteAccess> = {
   'GET /v1/history/table/:id': 'read',
   'GET /v1/history/namespace/:id': 'read',
   'GET /v1/history/transaction/:id': 'read',
+  'GET /v1/history/database': 'read',
+  'GET /v1/history/live': 'read',
+
+  // The console: its pages hold no data (what it shows comes through the routes above, with the
+  // caller's own credential); whoami tells a credential's own grants, so any credential may ask.
+  'GET /ui': 'public',
+  'GET /ui/*': 'public',
+  'GET /v1/whoami': 'any-database',
 
   'GET /v1/table': 'read',
   'GET /v1/tables': 'read',

@@ -30,19 +30,38 @@ const EXTRA: Record<string, Record<string, Operation>> = {
   '/v1/table/{id}/maintenance/optimize_indices': { post: op('Maintenance', 'Queues an index optimisation (rows written since a build are folded into the index): 202 {job_id}. Write level.', 'json', true) },
   '/v1/table/{id}/maintenance/expire_versions': { post: op('Maintenance', 'Queues a version expiry (older_than_seconds and/or keep_last, else the policy in force; never the latest, a tagged version or a branch base): 202 {job_id}. Admin level.', 'json', true) },
   '/v1/table/{id}/maintenance/describe': { post: op('Maintenance', "A table line's maintenance: the policy in force, its last job, its latest version's fragments. Read level.", 'json', true) },
+  '/v1/history/database': {
+    get: withQuery(
+      op('History', 'A window of the database\'s whole history, oldest first: the `limit` events (default 100, at most 1000) before revision `before` (default: the newest); `before` in the answer names the window before it, `head` the newest revision.', 'json'),
+      ['before', 'limit'],
+    ),
+  },
+  '/v1/history/live': {
+    get: withQuery(
+      op('History', 'The database\'s history as server-sent events as it is appended: `event: head` first, then `event: catalog` with `id: <revision>` and the history JSON, after `after` (or Last-Event-ID; default: the head), with a heartbeat comment every 15 s.', 'text/event-stream'),
+      ['after'],
+    ),
+  },
+  '/v1/whoami': { get: op('Console', 'Who the credential is: its principal, its level in the requested database and its grants.', 'json') },
+  '/ui': { get: op('Console', 'The console: a browser page over this API (the catalog, its history and jobs).', 'text/html') },
   '/v1/tables': { get: op('Enterprise', 'Every table of the database, flat (LanceDB Enterprise style).', 'json') },
   '/v1/tables/{table_name}': { post: op('Enterprise', 'Creates a table from an Arrow IPC stream (LanceDB Enterprise style).', 'json') },
 };
 
-function op(tag: string, summary: string, body: 'json' | 'text', withId = false): Operation {
+function op(tag: string, summary: string, body: 'json' | 'text' | 'text/html' | 'text/event-stream', withId = false): Operation {
+  const media = body === 'json' ? 'application/json' : body === 'text' ? 'text/plain' : body;
   return {
     tags: [tag],
     summary,
     ...(withId ? { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } : {}),
     responses: {
-      '200': { description: 'OK', content: { [body === 'json' ? 'application/json' : 'text/plain']: { schema: body === 'json' ? { type: 'object' } : { type: 'string' } } } },
+      '200': { description: 'OK', content: { [media]: { schema: body === 'json' ? { type: 'object' } : { type: 'string' } } } },
     },
   };
+}
+
+function withQuery(operation: Operation, names: string[]): Operation {
+  return { ...operation, parameters: names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'integer' } })) };
 }
 
 /** `/v1/table/:id/index/:index_name/stats` as OpenAPI writes it. */
