@@ -19,6 +19,7 @@ describe('configuration', () => {
     expect(c.snapshotEvery).toBe(100_000);
     expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 1000 });
     expect(c).toMatchObject({ tableCacheSize: 256, hnswCacheSize: 8 });
+    expect(c.jobUnavailable).toEqual({ horizonMs: 600_000, baseDelayMs: 1000 });
   });
 
   it('reads every variable', () => {
@@ -40,7 +41,10 @@ describe('configuration', () => {
       SNAPSHOT_EVERY: '0',
       SNAPSHOT_DIR: '/tmp/snaps',
       HNSW_CACHE_SIZE: '2',
+      JOB_UNAVAILABLE_HORIZON_SECONDS: '20',
+      JOB_UNAVAILABLE_BASE_DELAY_MS: '200',
     });
+    expect(c.jobUnavailable).toEqual({ horizonMs: 20_000, baseDelayMs: 200 });
     expect(c).toMatchObject({ snapshotEvery: 0, snapshotDir: '/tmp/snaps', hnswCacheSize: 2 });
     expect(c).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', warehouse: '/tmp/wh', managedVersioning: false, bodyLimit: 2048 });
     expect(c.rateLimit).toEqual({ max: 100, windowMs: 1000 });
@@ -83,6 +87,8 @@ describe('configuration', () => {
     ['MANIFEST_DURABILITY', 'never'],
     ['MANIFEST_JOURNAL_FLUSH_MS', '0'],
     ['HNSW_CACHE_SIZE', '0'],
+    ['JOB_UNAVAILABLE_HORIZON_SECONDS', 'forever'],
+    ['JOB_UNAVAILABLE_BASE_DELAY_MS', '0'],
     ['HOST', '0.0.0.0'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
