@@ -1,4 +1,4 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
@@ -8,6 +8,7 @@ import { BackfillService, TransactionService } from '@app/application';
 import { ColumnBackfillJob, QUEUES } from '@app/jobs';
 import { lockOptions, recordFailedAttempt, OneCallJob, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /**
  * Fills one computed column per job (AlterTableBackfillColumns), with Lance's refresh of the rows
@@ -16,7 +17,7 @@ import { runAttempt } from './unavailable-waits';
  * column's own expression) and the transaction Canceled.
  */
 @Processor(QUEUES.columnBackfills, lockOptions())
-export class ColumnBackfillProcessor extends WorkerHost implements OnModuleInit {
+export class ColumnBackfillProcessor extends JobProcessor implements OnModuleInit {
   private readonly logger = new Logger('column-backfills');
 
   constructor(

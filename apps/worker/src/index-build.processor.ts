@@ -1,4 +1,4 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
@@ -9,6 +9,7 @@ import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
 import { FINAL_STATUSES, goneUnlessUnavailable, lockOptions, recordFailedAttempt, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /** How often a running HNSW build looks for its transaction being canceled. */
 const CANCEL_CHECK_MS = 1000;
@@ -20,7 +21,7 @@ const CANCEL_CHECK_MS = 1000;
  * transaction Failed with the reason.
  */
 @Processor(QUEUES.indexBuilds, lockOptions())
-export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
+export class IndexBuildProcessor extends JobProcessor implements OnModuleInit {
   private readonly logger = new Logger('index-builds');
 
   constructor(

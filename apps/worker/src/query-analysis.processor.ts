@@ -1,4 +1,4 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode } from '@app/catalog';
@@ -8,6 +8,7 @@ import { APP_CONFIG, Metrics } from '@app/core';
 import { JobRefusal, QUEUES, QueryAnalysisJob } from '@app/jobs';
 import { TableQuery } from '@app/lance';
 import { isWait, runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /**
  * Runs AnalyzeTableQueryPlan; a refusal goes back to the waiting API with its Lance code. An
@@ -15,7 +16,7 @@ import { isWait, runAttempt } from './unavailable-waits';
  * (code 17) before it gives up.
  */
 @Processor(QUEUES.queryAnalysis)
-export class QueryAnalysisProcessor extends WorkerHost {
+export class QueryAnalysisProcessor extends JobProcessor {
   constructor(
     private readonly data: DataService,
     private readonly metrics: Metrics,

@@ -1,4 +1,4 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { PurgeService } from '@app/application';
@@ -6,6 +6,7 @@ import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
 import { QUEUES, TablePurgeJob } from '@app/jobs';
 import { isWait, runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /** How often a worker queues again every pending purge, for jobs Redis lost (it keeps none on disk, say). */
 const SWEEP_MS = 10 * 60_000;
@@ -15,7 +16,7 @@ const SWEEP_MS = 10 * 60_000;
  * object store or event store is waited out; a purge refused fails at once (the sweep queues it again).
  */
 @Processor(QUEUES.tablePurges)
-export class TablePurgeProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class TablePurgeProcessor extends JobProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('table-purges');
   private timer?: NodeJS.Timeout;
   private interval?: NodeJS.Timeout;

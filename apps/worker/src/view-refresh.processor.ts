@@ -1,4 +1,4 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
@@ -8,6 +8,7 @@ import { MaterializedViewService, TransactionService } from '@app/application';
 import { QUEUES, ViewRefreshJob } from '@app/jobs';
 import { lockOptions, recordFailedAttempt, OneCallJob, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /**
  * Refreshes one materialized view per job (RefreshMaterializedView), with lancedb's own refresh:
@@ -15,7 +16,7 @@ import { runAttempt } from './unavailable-waits';
  * build's life (see runOneCallJob).
  */
 @Processor(QUEUES.viewRefreshes, lockOptions())
-export class ViewRefreshProcessor extends WorkerHost implements OnModuleInit {
+export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
   private readonly logger = new Logger('view-refreshes');
 
   constructor(

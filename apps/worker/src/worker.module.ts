@@ -1,4 +1,5 @@
-import { BullModule } from '@nestjs/bullmq';
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
+import { Queue } from 'bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { CatalogModule, ConfigModule } from '@app/core';
@@ -6,8 +7,11 @@ import { QUEUES, redisConnection } from '@app/jobs';
 import { ColumnBackfillProcessor } from './column-backfill.processor';
 import { IndexBuildProcessor } from './index-build.processor';
 import { QueryAnalysisProcessor } from './query-analysis.processor';
+import { logQueueError } from './redis-errors';
 import { TablePurgeProcessor } from './table-purge.processor';
 import { ViewRefreshProcessor } from './view-refresh.processor';
+
+const QUEUE_NAMES = [QUEUES.indexBuilds, QUEUES.queryAnalysis, QUEUES.tablePurges, QUEUES.columnBackfills, QUEUES.viewRefreshes];
 
 /** The worker role: BullMQ processors only. */
 @Module({})
@@ -19,9 +23,21 @@ export class WorkerModule {
         ConfigModule.forConfig(config),
         CatalogModule,
         BullModule.forRoot({ connection: redisConnection(config.redisUrl), prefix: config.queuePrefix }),
-        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }, { name: QUEUES.columnBackfills }, { name: QUEUES.viewRefreshes }),
+        BullModule.registerQueue(...QUEUE_NAMES.map((name) => ({ name }))),
       ],
-      providers: [IndexBuildProcessor, ColumnBackfillProcessor, ViewRefreshProcessor, QueryAnalysisProcessor, TablePurgeProcessor],
+      providers: [
+        IndexBuildProcessor,
+        ColumnBackfillProcessor,
+        ViewRefreshProcessor,
+        QueryAnalysisProcessor,
+        TablePurgeProcessor,
+        {
+          // The queues registered beside the processors: their errors are logged like the workers'.
+          provide: 'QUEUE_ERROR_LOG',
+          inject: QUEUE_NAMES.map((name) => getQueueToken(name)),
+          useFactory: (...queues: Queue[]) => queues.map((queue) => queue.on('error', (e) => logQueueError(queue.name, e))).length,
+        },
+      ],
     };
   }
 }
