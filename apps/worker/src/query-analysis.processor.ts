@@ -39,6 +39,8 @@ export class QueryAnalysisProcessor extends JobProcessor {
         settings: this.config.jobUnavailable,
         what: 'analyzing the query',
         deadline: job.data.answerBy,
+        // One attempt: the API is waiting for the answer, whatever its code.
+        retryConflicts: false,
         refuse: (e) => refusal(e instanceof CatalogError ? e.code : ErrorCode.Internal, e.message),
         giveUp: (message) => refusal(ErrorCode.ServiceUnavailable, message),
       });

@@ -51,6 +51,8 @@ export interface AttemptOptions {
   deadline?: number;
   /** The error a refusal fails the job with; by default an UnrecoverableError with its message. */
   refuse?: (error: Error) => Error;
+  /** Whether a conflict with concurrent writers is left to the job's attempts (the default) or refused. */
+  retryConflicts?: boolean;
   /** The error the job fails with once it has waited long enough. */
   giveUp?: (message: string) => Error;
 }
@@ -74,8 +76,8 @@ export async function runAttempt<T extends WaitingJob, R>(job: Job<T>, token: st
     return await work();
   } catch (e) {
     const failure = jobFailure(e, options.what);
-    if (failure.kind === 'conflict') throw failure.error;
-    if (failure.kind === 'refused') {
+    if (failure.kind === 'conflict' && options.retryConflicts !== false) throw failure.error;
+    if (failure.kind !== 'unavailable') {
       if (options.refuse) throw options.refuse(failure.error);
       throw failure.error.name === 'UnrecoverableError' ? failure.error : new UnrecoverableError(failure.error.message);
     }
