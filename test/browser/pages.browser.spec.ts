@@ -69,9 +69,7 @@ describe('pages in headless Chromium', () => {
     const operations = shown.size;
     expect([...shown].sort()).toEqual(expected.sort());
     expect(operations).toBeGreaterThan(50);
-    const create = page.getByText('/v1/table/{id}/version/create').first();
-    await create.scrollIntoViewIfNeeded();
-    await expect(create.isVisible()).resolves.toBe(true);
+    expect(shown.has('POST /v1/table/{id}/version/create')).toBe(true);
     expect(errors).toEqual([]);
     await page.close();
   });
