@@ -55,10 +55,7 @@ describe('pages in headless Chromium', () => {
       )) {
         shown.add(op);
       }
-      atBottom = await page.evaluate(() => {
-        window.scrollBy(0, window.innerHeight);
-        return window.scrollY + window.innerHeight >= document.body.scrollHeight - 2;
-      });
+      atBottom = (await page.evaluate('(() => { window.scrollBy(0, window.innerHeight); return window.scrollY + window.innerHeight >= document.body.scrollHeight - 2; })()')) as boolean;
       await page.waitForTimeout(50);
     }
     for (const op of await page.$$eval('.swagger-ui .opblock', (blocks) =>
