@@ -3,7 +3,7 @@ import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/core';
 import { Job } from 'bullmq';
-import { TableOnBranch } from '@app/catalog';
+import { TableLine } from '@app/catalog';
 import { BackfillService } from '@app/application';
 import { ColumnBackfillJob, QUEUES } from '@app/jobs';
 import { lockOptions, recordFailedAttempt, runOneCallJob, timedJob, workerContext } from './transaction-jobs';
@@ -34,7 +34,7 @@ export class ColumnBackfillProcessor extends WorkerHost implements OnModuleInit 
     const ctx = workerContext(job.data.database);
     const { transactionId, column, table, branch } = job.data;
     // The table as the last look at the transaction found it.
-    let found: TableOnBranch | undefined;
+    let found: TableLine | undefined;
     return timedJob(this.metrics, 'column-backfill', () =>
       runOneCallJob(job, {
         status: async () => {

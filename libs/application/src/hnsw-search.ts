@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import type { Table as LanceTable } from '@lancedb/lancedb';
-import { CatalogView, IndexState, TableOnBranch, TableState, indexStatusOf, lineLocation } from '@app/catalog';
+import { CatalogView, IndexState, TableLine, TableState, indexStatusOf, lineLocation } from '@app/catalog';
 import { HnswCache, LiveRows, TableQuery, searchHnsw } from '@app/lance';
 import { TableFiles } from '@app/storage';
 
@@ -25,7 +25,7 @@ export class HnswSearch {
     );
   }
 
-  async query(dataset: LanceTable, table: TableOnBranch, index: IndexState, q: TableQuery): Promise<{ rows: arrow.Table; plan: string }> {
+  async query(dataset: LanceTable, table: TableLine, index: IndexState, q: TableQuery): Promise<{ rows: arrow.Table; plan: string }> {
     const started = process.hrtime.bigint();
     const location = lineLocation(table);
     const loaded = await this.cache.load(location, index.name);
@@ -50,7 +50,7 @@ export class HnswSearch {
     return { rows, plan };
   }
 
-  explain(table: TableOnBranch, index: IndexState, q: TableQuery): string {
+  explain(table: TableLine, index: IndexState, q: TableQuery): string {
     return [
       `HnswSearch: index=${index.name}, column=${index.columns[0]}, k=${q.k}, offset=${q.offset ?? 0}`,
       `  graph built by hnswlib-node at ${lineLocation(table)}/_hnsw/${index.name}.bin`,

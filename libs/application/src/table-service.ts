@@ -7,8 +7,8 @@ import {
   PageRequest,
   Properties,
   RegisterTableMode,
-  TableOnBranch,
-  onBranch,
+  TableLine,
+  requireLine,
   TableState,
   decideDeclareTable,
   decideDeregisterTable,
@@ -136,7 +136,7 @@ export class TableService {
   }
 
   async describeTable(ctx: RequestContext, req: DescribeTableRequest) {
-    const table = onBranch(requireTable(await this.view(ctx), req.id), req.branch);
+    const table = requireLine(requireTable(await this.view(ctx), req.id), req.branch);
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
@@ -223,7 +223,7 @@ export class TableService {
    * through this catalog (a TableVersionCreated of its own), and the restore itself is recorded too.
    */
   async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number; branch?: string }) {
-    const table = onBranch(requireTable(await this.view(ctx), req.id), req.branch);
+    const table = requireLine(requireTable(await this.view(ctx), req.id), req.branch);
     if (table.managedVersioning) requireVersion(table, req.version);
     else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
       throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
@@ -243,7 +243,7 @@ export class TableService {
     }));
   }
 
-  private async onlyDeclared(table: TableOnBranch): Promise<boolean> {
+  private async onlyDeclared(table: TableLine): Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
     return (await listManifestsOnDisk(this.warehouse.files, table.location)).length === 0;
   }

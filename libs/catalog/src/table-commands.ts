@@ -4,7 +4,8 @@ import { ObjectId, displayId, parentOf, requireTableId, sameId } from './ids';
 import { requireNamespace } from './namespace-commands';
 import { couldBeNamespaceFolder } from './location';
 import { PurgeSchedule, droppedTableEvents } from './purge-commands';
-import { CatalogView, PendingPurge, TableState } from './state';
+import { CatalogView } from './catalog-view';
+import { PendingPurge, TableState } from './table-state';
 
 export function requireTable(view: CatalogView, id: ObjectId): TableState {
   requireTableId(id);

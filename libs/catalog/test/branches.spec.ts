@@ -7,7 +7,7 @@ import {
   decideDeleteTableBranch,
   decideDeleteTableVersions,
   evolve,
-  onBranch,
+  requireLine,
 } from '../src';
 import { declared, expectCode, fold, given, meta, ns, version } from './support';
 
@@ -29,7 +29,7 @@ describe('branches', () => {
     expect(events.map((e) => e.type)).toEqual(['TableVersionCreated']);
     fold(state, events);
     fold(state, decideCreateTableVersion(state, { id, branch: 'dev', version: 3, stagingManifestPath: staging('dev', 3), namingScheme: 'V2', timestampMillis: 9 }));
-    const dev = onBranch(state.table(id)!, 'dev');
+    const dev = requireLine(state.table(id)!, 'dev');
     expect(dev.versions.keys()).toEqual([2, 3]);
     expect(dev.latestVersion).toBe(3);
     expect(dev.versions.get(3)!.manifestPath).toBe('wh/default/a/t-u-a-t.lance/tree/dev/_versions/18446744073709551612.manifest');
@@ -40,7 +40,7 @@ describe('branches', () => {
     // A staging manifest outside the branch's own _versions is refused.
     expectCode(() => decideCreateTableVersion(state, { id, branch: 'dev', version: 4, stagingManifestPath: 'wh/default/a/t-u-a-t.lance/_versions/x', namingScheme: 'V2', timestampMillis: 9 }), ErrorCode.InvalidInput);
     fold(state, decideDeleteTableVersions(state, id, [{ startVersion: 3, endVersion: -1 }], 'dev'));
-    expect(onBranch(state.table(id)!, 'dev').latestVersion).toBe(2);
+    expect(requireLine(state.table(id)!, 'dev').latestVersion).toBe(2);
     expect(state.table(id)!.versions.keys()).toEqual([1, 2]);
   });
 
@@ -61,11 +61,11 @@ describe('branches', () => {
     expectCode(() => decideCreateTableBranch(state, { id, name: 'main', createdAtMillis: 1 }), ErrorCode.InvalidInput);
     expectCode(() => decideCreateTableBranch(state, { id, name: 'a/b', createdAtMillis: 1 }), ErrorCode.InvalidInput);
     expectCode(() => decideDeleteTableBranch(state, id, 'nope'), ErrorCode.TableBranchNotFound);
-    expectCode(() => onBranch(state.table(id)!, 'nope'), ErrorCode.TableBranchNotFound);
+    expectCode(() => requireLine(state.table(id)!, 'nope'), ErrorCode.TableBranchNotFound);
     // dev has no version yet (its first commit has not come): nothing to branch from.
     expectCode(() => decideCreateTableBranch(state, { id, name: 'x', fromBranch: 'dev', createdAtMillis: 1 }), ErrorCode.InvalidTableState);
     const unmanaged = given(ns('a'), declared(['a', 'u'], 'u-a-u', false), version(['a', 'u'], 1, 'u-a-u'));
-    expectCode(() => onBranch(unmanaged.table(['a', 'u'])!, 'dev'), ErrorCode.Unsupported);
+    expectCode(() => requireLine(unmanaged.table(['a', 'u'])!, 'dev'), ErrorCode.Unsupported);
   });
 
   it('keeps a parent while a branch made from it lives, and forgets a deleted branch', () => {
@@ -84,16 +84,16 @@ describe('branches', () => {
     const draft = new DraftCatalog(state);
     const events = decideCreateTableVersion(draft, { id, branch: 'dev', version: 2, stagingManifestPath: staging('dev', 2), namingScheme: 'V2', timestampMillis: 8 });
     for (const event of events) evolve(draft, { event, metadata: meta(), revision: 0 });
-    expect(onBranch(draft.table(id)!, 'dev').versions.keys()).toEqual([2]);
-    expect(onBranch(state.table(id)!, 'dev').versions.keys()).toEqual([]);
+    expect(requireLine(draft.table(id)!, 'dev').versions.keys()).toEqual([2]);
+    expect(requireLine(state.table(id)!, 'dev').versions.keys()).toEqual([]);
   });
 
   it('keeps branches and their versions through a snapshot image', () => {
     const state = withBranch();
     fold(state, decideCreateTableVersion(state, { id, branch: 'dev', version: 2, stagingManifestPath: staging('dev', 2), namingScheme: 'V2', timestampMillis: 8 }));
     const restored = CatalogState.fromImage(state.toImage());
-    const dev = onBranch(restored.table(id)!, 'dev');
-    expect(dev.versions.values()).toEqual(onBranch(state.table(id)!, 'dev').versions.values());
+    const dev = requireLine(restored.table(id)!, 'dev');
+    expect(dev.versions.values()).toEqual(requireLine(state.table(id)!, 'dev').versions.values());
     expect(restored.table(id)!.branches!.get('dev')).toMatchObject({ parentVersion: 2, createdAtMillis: 7, latestVersion: 2 });
     expect(restored.table(id)!.location).toBe(location);
   });
