@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
+import { Entry, Operation, RawOperation, isMount, nameOf } from '../operations/operation';
 
-type Operation = Record<string, unknown>;
-type PathItem = Record<string, Operation | unknown>;
+type OpenApiOperation = Record<string, unknown>;
+type PathItem = Record<string, OpenApiOperation | unknown>;
 export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;
@@ -16,27 +17,16 @@ export interface OpenApiDocument {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-/** Routes this server adds to the Lance protocol; they are described here since the spec has no word on them. */
-const EXTRA: Record<string, Record<string, Operation>> = {
-  '/healthz': { get: op('Operations', 'Liveness: 200 while the process runs.', 'text') },
-  '/readyz': { get: op('Operations', 'Readiness: 200 when the event store, Redis and the warehouse answer, 503 otherwise.', 'json') },
-  '/metrics': { get: op('Operations', 'Prometheus metrics (text exposition format); with authentication configured it needs a credential for some database.', 'text') },
-  '/openapi.json': { get: op('Operations', 'This document.', 'json') },
-  '/v1/history/digest': { get: op('History', 'A digest of the whole catalog state, equal on every replica and after a replay.', 'json') },
-  '/v1/history/table/{id}': { get: op('History', 'The audit trail of a table: every event, oldest first, with its transaction and principal.', 'json', true) },
-  '/v1/history/namespace/{id}': { get: op('History', 'The audit trail of a namespace.', 'json', true) },
-  '/v1/history/transaction/{id}': { get: op('History', 'The events of one transaction.', 'json', true) },
-  '/v1/tables': { get: op('Enterprise', 'Every table of the database, flat (LanceDB Enterprise style).', 'json') },
-  '/v1/tables/{table_name}': { post: op('Enterprise', 'Creates a table from an Arrow IPC stream (LanceDB Enterprise style).', 'json') },
-};
-
-function op(tag: string, summary: string, body: 'json' | 'text', withId = false): Operation {
+/** An extension's description: the spec has no word on it, so its entry gives one. */
+function extensionOperation(entry: Operation | RawOperation): OpenApiOperation {
+  const json = (entry.answer ?? 'json') === 'json';
+  const params = [...entry.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   return {
-    tags: [tag],
-    summary,
-    ...(withId ? { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } : {}),
+    tags: [entry.doc?.tag ?? 'Operations'],
+    summary: entry.doc?.summary ?? nameOf(entry),
+    ...(params.length ? { parameters: params } : {}),
     responses: {
-      '200': { description: 'OK', content: { [body === 'json' ? 'application/json' : 'text/plain']: { schema: body === 'json' ? { type: 'object' } : { type: 'string' } } } },
+      [String(entry.status ?? 200)]: { description: 'OK', content: { [json ? 'application/json' : 'text/plain']: { schema: json ? { type: 'object' } : { type: 'string' } } } },
     },
   };
 }
@@ -50,27 +40,28 @@ export function loadProtocolSpec(): OpenApiDocument {
   return parse(readFileSync(specPath(), 'utf8')) as OpenApiDocument;
 }
 
+const served = new WeakMap<readonly Entry[], OpenApiDocument>();
+
+/** The document of the edge made of `entries`, worked out once. */
+export function servedDocumentOf(entries: readonly Entry[]): OpenApiDocument {
+  let document = served.get(entries);
+  if (!document) served.set(entries, (document = servedDocument(loadProtocolSpec(), entries)));
+  return document;
+}
+
 /**
- * The protocol's document cut down to what this server serves: each path and method of the
- * spec that has a route here, plus this server's own routes. Nothing is listed that answers 406.
+ * The protocol's document cut down to what this server serves: each path and method of the spec
+ * that has an entry here, plus this server's own routes, described by their entries.
  */
-export function servedDocument(spec: OpenApiDocument, routes: readonly { method: string; url: string }[]): OpenApiDocument {
-  const served = new Map<string, Set<string>>();
-  for (const r of routes) {
-    const path = openApiPath(r.url);
-    if (!served.has(path)) served.set(path, new Set());
-    served.get(path)!.add(r.method.toLowerCase());
-  }
+export function servedDocument(spec: OpenApiDocument, entries: readonly Entry[]): OpenApiDocument {
   const paths: Record<string, PathItem> = {};
-  for (const [path, methods] of served) {
-    const item: PathItem = {};
+  for (const entry of entries) {
+    if (isMount(entry)) continue;
+    const path = openApiPath(entry.path);
     const fromSpec = spec.paths[path] ?? {};
-    for (const [key, value] of Object.entries(fromSpec)) if (!HTTP_METHODS.includes(key)) item[key] = value;
-    for (const method of methods) {
-      const operation = (fromSpec[method] as Operation | undefined) ?? EXTRA[path]?.[method];
-      if (operation) item[method] = operation;
-    }
-    if (Object.keys(item).some((k) => HTTP_METHODS.includes(k))) paths[path] = item;
+    const item = (paths[path] ??= Object.fromEntries(Object.entries(fromSpec).filter(([key]) => !HTTP_METHODS.includes(key))));
+    const method = entry.method.toLowerCase();
+    item[method] = entry.operationId ? (fromSpec[method] as OpenApiOperation) : extensionOperation(entry);
   }
   return {
     ...spec,
