@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, the system programs the test suites run when they are missing:
-# nginx (the cluster tests' balancer), Chromium (the page tests), and OpenStack Swift with memcached
-# (the S3 server of the object-store tests). Needs root, or sudo without a password.
+# nginx (the cluster tests' balancer), Chromium (the page tests), OpenStack Swift with memcached
+# (the S3 server of the object-store tests), and Ceph's monitor, OSD and RADOS Gateway (the S3
+# server with STS and conditional PUTs). Needs root, or sudo without a password.
 set -euo pipefail
 
 missing=()
@@ -11,6 +12,10 @@ for p in swift-proxy swift-object swift-container swift-account; do
   [ -x "/usr/bin/${p}-server" ] || missing+=("$p")
 done
 [ -x /usr/bin/memcached ] || missing+=(memcached)
+[ -x /usr/bin/ceph-mon ] || missing+=(ceph-mon)
+[ -x /usr/bin/ceph-osd ] || missing+=(ceph-osd)
+[ -x /usr/bin/radosgw ] || missing+=(radosgw)
+[ -x /usr/bin/radosgw-admin ] && [ -x /usr/bin/ceph ] || missing+=(ceph-common)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -25,8 +25,20 @@ export const CLIENT_SCENARIO_PASSED = {
  * AWS variable: all it knows of the warehouse is what the catalog vends.
  */
 export function clientScenario(url: string, apiKey = '', namespace = 'shop'): Promise<Record<string, unknown>> {
+  return clientProcess('client-scenario.js', [url, apiKey, namespace]);
+}
+
+/**
+ * A lancedb client that creates `table` and appends to it and counts it for `seconds`, in a
+ * process without AWS variables (client-writer.js): how many appends went through, every failure.
+ */
+export function clientWriter(url: string, apiKey: string, namespace: string, table: string, seconds: number): Promise<Record<string, unknown>> {
+  return clientProcess('client-writer.js', [url, apiKey, namespace, table, String(seconds)]);
+}
+
+function clientProcess(script: string, args: string[]): Promise<Record<string, unknown>> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
-  const child = spawn(process.execPath, [join(ROOT, 'test/support/client-scenario.js'), url, apiKey, namespace], {
+  const child = spawn(process.execPath, [join(ROOT, 'test/support', script), ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,7 +52,7 @@ export function clientScenario(url: string, apiKey = '', namespace = 'shop'): Pr
       try {
         done(JSON.parse(out.trim().split('\n').pop()!));
       } catch {
-        fail(new Error(`the client scenario printed no result:\n${out}\n${err}`));
+        fail(new Error(`${script} printed no result:\n${out}\n${err}`));
       }
     }),
   );

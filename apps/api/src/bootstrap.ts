@@ -107,7 +107,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   const limiterRedis = await installRateLimit(app, config.rateLimit, config.redisUrl, config.queuePrefix);
   if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
   // Last, so that every hook above applies to the edge's routes and sees them registered.
-  await bindOperations(fastify, servicesOf(app, OPERATIONS));
+  await bindOperations(fastify, { ...servicesOf(app), operations: OPERATIONS });
   return app;
 }
 

@@ -2,8 +2,7 @@ import Fastify from 'fastify';
 import { z } from 'zod';
 import { OPERATIONS } from '../src/operations';
 import { bindOperations } from '../src/operations/bind-operations';
-import { Entry, isMount, mount, nameOf, operation, rawOperation } from '../src/operations/operation';
-import { OperationServices } from '../src/operations/operation-services';
+import { Entry, OperationServices, isMount, mount, nameOf, operation, rawOperation } from '../src/operations/operation';
 import { loadProtocolSpec, openApiPath, servedDocument } from '../src/openapi/served-document';
 import { accessOf } from '../src/auth/access-policy';
 
@@ -19,6 +18,10 @@ const EXTENSIONS = [
   'TableHistory',
   'NamespaceHistory',
   'TransactionHistory',
+  'CompactTable',
+  'OptimizeTableIndices',
+  'ExpireTableVersions',
+  'DescribeTableMaintenance',
   'EnterpriseListTables',
   'EnterpriseCreateTable',
 ];

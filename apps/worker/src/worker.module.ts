@@ -8,6 +8,8 @@ import { IndexBuildProcessor } from './index-build.processor';
 import { QueryAnalysisProcessor } from './query-analysis.processor';
 import { TablePurgeProcessor } from './table-purge.processor';
 import { ViewRefreshProcessor } from './view-refresh.processor';
+import { TableMaintenanceProcessor } from './table-maintenance.processor';
+import { MaintenancePlanner } from './maintenance-planner';
 
 /** The worker role: BullMQ processors only. */
 @Module({})
@@ -19,9 +21,9 @@ export class WorkerModule {
         ConfigModule.forConfig(config),
         CatalogModule,
         BullModule.forRoot({ connection: redisConnection(config.redisUrl), prefix: config.queuePrefix }),
-        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }, { name: QUEUES.columnBackfills }, { name: QUEUES.viewRefreshes }),
+        BullModule.registerQueue({ name: QUEUES.indexBuilds }, { name: QUEUES.queryAnalysis }, { name: QUEUES.tablePurges }, { name: QUEUES.columnBackfills }, { name: QUEUES.viewRefreshes }, { name: QUEUES.tableMaintenance }),
       ],
-      providers: [IndexBuildProcessor, ColumnBackfillProcessor, ViewRefreshProcessor, QueryAnalysisProcessor, TablePurgeProcessor],
+      providers: [IndexBuildProcessor, ColumnBackfillProcessor, ViewRefreshProcessor, QueryAnalysisProcessor, TablePurgeProcessor, TableMaintenanceProcessor, MaintenancePlanner],
     };
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchOperation, CatalogEvent, DeclareTable, ObjectId, Properties, VersionRange, CreateTableVersion, decideBatch, defaultTableLocation } from '@app/catalog';
 import { Warehouse } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
+import { ClientStorageOptions } from './client-storage-options';
 import { RequestContext } from './request-context';
 import { VersionService, deletedCount, stagedVersions, versionCreatedIn, versionJsonOf } from './version-service';
 
@@ -18,6 +19,7 @@ export class BatchCommitService {
     private readonly versions: VersionService,
     private readonly warehouse: Warehouse,
     private readonly managedVersioning: boolean,
+    private readonly clientOptions: ClientStorageOptions,
   ) {}
 
   async batchCommitTables(ctx: RequestContext, requests: BatchCommitRequest[]) {
@@ -28,6 +30,10 @@ export class BatchCommitService {
       else if ('delete_table_versions' in r) operations.push({ kind: 'delete_table_versions', ...r.delete_table_versions });
       else operations.push({ kind: 'deregister_table', id: r.deregister_table.id });
     }
+    // Vended first, one per declared table: when any cannot be had, nothing is committed.
+    const storageOptions = await Promise.all(
+      operations.map((op) => (op.kind === 'declare_table' ? this.clientOptions.forTable(ctx, op.command.location) : undefined)),
+    );
     return this.writer.execute(ctx, 'BatchCommitTables', (view, metadata) => {
       const decision = decideBatch(view, operations, metadata);
       const staged = stagedVersions(view, operations, decision.perOperation);
@@ -35,7 +41,7 @@ export class BatchCommitService {
         events: decision.events,
         prepare: () => this.versions.finalise(ctx, staged),
         result: (transactionId) => ({
-          results: operations.map((op, i) => resultOf(op, decision.perOperation[i], transactionId, this.warehouse.storageOptions(ctx.database, ctx.service === true))),
+          results: operations.map((op, i) => resultOf(op, decision.perOperation[i], transactionId, storageOptions[i])),
           transaction_id: transactionId,
         }),
       };
@@ -51,7 +57,7 @@ export class BatchCommitService {
   }
 }
 
-function resultOf(op: BatchOperation, events: CatalogEvent[], transactionId: string | undefined, storageOptions: Record<string, string>) {
+function resultOf(op: BatchOperation, events: CatalogEvent[], transactionId: string | undefined, storageOptions: Record<string, string> | undefined) {
   switch (op.kind) {
     case 'declare_table':
       return {

@@ -29,7 +29,7 @@ export class CreateTableService {
       return {
         location: existing.location,
         version: existing.latestVersion,
-        storage_options: this.tables.storageOptions(ctx),
+        storage_options: await this.tables.storageOptions(ctx, existing.location),
         properties: existing.properties,
       };
     }
@@ -39,7 +39,10 @@ export class CreateTableService {
       table = await this.data.table(ctx, req.id);
     }
     let written;
+    let storageOptions;
     try {
+      // Vended before the data is written: when none can be had, nothing is.
+      storageOptions = await this.tables.storageOptions(ctx, table.location);
       const overwrite = existing && req.mode === 'Overwrite';
       written = await this.data.writeFresh(ctx, table, req.data, overwrite ? 'overwrite' : 'create', existing ? 'Overwrite' : 'Create');
     } catch (e) {
@@ -47,6 +50,6 @@ export class CreateTableService {
       if (!existing) await this.tables.dropTable(ctx, req.id).catch(() => undefined);
       throw e;
     }
-    return { transaction_id: written.transactionId, location: table.location, version: written.version, storage_options: this.tables.storageOptions(ctx), properties: table.properties };
+    return { transaction_id: written.transactionId, location: table.location, version: written.version, storage_options: storageOptions, properties: table.properties };
   }
 }

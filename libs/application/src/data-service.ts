@@ -20,6 +20,7 @@ import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-han
 import { HnswSearch } from './hnsw-search';
 import { dataPlaneError, lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
+import { StoredVersions } from './stored-versions';
 
 
 /** A query of one version of one line of a table: `branch` absent is main, `version` absent its latest. */
@@ -45,6 +46,7 @@ export class DataService {
   private readonly handoff: DataChangeHandoff;
   /** The warehouse's files: manifests of unmanaged tables, HNSW graphs. */
   readonly files: TableFiles;
+  private readonly stored?: StoredVersions;
 
   constructor(
     private readonly writer: CatalogWriter,
@@ -52,8 +54,9 @@ export class DataService {
     private readonly lance: LanceTables,
     /** Where Lance runs the requests' filters and bodies (see ContainedDataPlane). */
     private readonly plane: DataPlane,
-    options: { files: TableFiles; hnswGraphs?: number; handoff?: DataChangeHandoff },
+    options: { files: TableFiles; hnswGraphs?: number; handoff?: DataChangeHandoff; stored?: StoredVersions },
   ) {
+    this.stored = options.stored;
     this.files = options.files;
     this.hnsw = new HnswSearch(options.hnswGraphs ?? 8, options.files);
     this.handoff = options.handoff ?? new DataChangeHandoff();
@@ -202,8 +205,15 @@ export class DataService {
   ): Promise<DataPlaneResult<K>> {
     await this.refuseOnlyDeclared(table);
     const version = 'version' in op ? (op.version as number | undefined) : undefined;
-    return this.plane.run({ ...op, table: this.ref(ctx, table) } as Extract<DataPlaneOp, { kind: K }>).catch((e) => {
-      throw dataPlaneError(e, what, writing, version);
+    return this.plane.run({ ...op, table: this.ref(ctx, table) } as Extract<DataPlaneOp, { kind: K }>).catch(async (e) => {
+      const answer = dataPlaneError(e, what, writing, version);
+      if (version !== undefined && answer instanceof CatalogError && answer.code === ErrorCode.TableVersionNotFound) {
+        // Files of that version are gone: its manifest with them (a client's cleanup; recorded, 404),
+        // or its data alone (a broken version).
+        await this.stored?.requireStored(ctx, table, version);
+        throw new CatalogError(ErrorCode.InvalidTableState, `${what}: files of version ${version} of the table are missing from storage`, undefined, answer.internal);
+      }
+      throw answer;
     });
   }
 

@@ -24,3 +24,6 @@ export * from './manifest-journal';
 export * from './purge-queue.port';
 export * from './purge-service';
 export * from './branch-service';
+export * from './stored-versions';
+export * from './maintenance-service';
+export * from './client-storage-options';

@@ -9,4 +9,9 @@ export interface RequestContext {
   principal?: string;
   /** The server's own calls and its workers: they get the warehouse's own storage options. */
   service?: boolean;
+  /**
+   * The highest level the caller holds in this database (anonymous callers, without authentication
+   * configured, hold admin): what the credentials vended for a table allow. Absent: read.
+   */
+  level?: 'read' | 'write' | 'admin';
 }

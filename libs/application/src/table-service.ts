@@ -29,13 +29,20 @@ import { LanceTables, checkStoredManifests, listManifestsOnDisk } from '@app/lan
 import { Warehouse } from '@app/storage';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { ClientStorageOptions } from './client-storage-options';
 import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
+import { lanceInputError } from './lance-errors';
+import { StoredVersions } from './stored-versions';
 
 export interface TableServiceOptions {
   managedVersioning: boolean;
   /** Schedules the purge of a dropped table's files; without it the files are kept. */
   purges?: PurgeService;
+  /** Refuses (and records deleted) a version whose manifest a client's own cleanup removed. */
+  stored?: StoredVersions;
+  /** What callers are handed to reach a table's files. */
+  clientOptions: ClientStorageOptions;
 }
 
 export interface DescribeTableRequest {
@@ -49,9 +56,6 @@ export interface DescribeTableRequest {
   /** Absent: the main branch. */
   branch?: string;
 }
-
-/** Storage options that are credentials, left out when a caller asks for none. */
-const CREDENTIAL_OPTIONS = /(access_key_id|secret_access_key|session_token|^token$|_token$|expires_at_millis|sas_|account_key|service_account)/;
 
 export class TableService {
   constructor(
@@ -67,13 +71,12 @@ export class TableService {
   }
 
   /**
-   * The Lance storage options a caller of this database reaches its tables with: the warehouse's
-   * own for the server's calls and its workers, what the operator hands clients otherwise.
+   * The Lance storage options a caller reaches the table at `location` with: the warehouse's own
+   * for the server's calls and its workers, what the vending port gives clients for that table at
+   * their level otherwise (without credentials when the caller asks for none).
    */
-  storageOptions(ctx: RequestContext, vendCredentials = true): Record<string, string> {
-    const options = this.warehouse.storageOptions(ctx.database, ctx.service === true);
-    if (!vendCredentials) for (const key of Object.keys(options)) if (CREDENTIAL_OPTIONS.test(key)) delete options[key];
-    return options;
+  storageOptions(ctx: RequestContext, location: string, vendCredentials = true): Promise<Record<string, string>> {
+    return this.options.clientOptions.forTable(ctx, location, vendCredentials);
   }
 
   private conditionalPut?: Promise<boolean>;
@@ -106,11 +109,13 @@ export class TableService {
       ? await this.warehouse.resolveClientLocation(req.location, ctx.database)
       : defaultTableLocation(this.warehouse.databaseRoot(ctx.database), req.id, tableUuid);
     const managedVersioning = this.options.managedVersioning;
+    // Vended first: when none can be had, nothing is declared.
+    const storageOptions = await this.storageOptions(ctx, location);
     return this.writer.execute(ctx, 'DeclareTable', (view) => ({
       events: decideDeclareTable(view, { id: req.id, tableUuid, location, properties: req.properties, managedVersioning }),
       result: (transactionId) => ({
         location,
-        storage_options: this.storageOptions(ctx),
+        storage_options: storageOptions,
         managed_versioning: managedVersioning,
         properties: req.properties,
         transaction_id: transactionId,
@@ -129,9 +134,10 @@ export class TableService {
     await checkStoredManifests(this.warehouse.files, location, versions);
     const tableUuid = randomUUID();
     const managedVersioning = this.options.managedVersioning;
+    const storageOptions = await this.storageOptions(ctx, location);
     return this.writer.execute(ctx, 'RegisterTable', (view) => ({
       events: decideRegisterTable(view, { ...req, location, tableUuid, managedVersioning, versions }),
-      result: (transactionId) => ({ location, storage_options: this.storageOptions(ctx), properties: req.properties, transaction_id: transactionId }),
+      result: (transactionId) => ({ location, storage_options: storageOptions, properties: req.properties, transaction_id: transactionId }),
     }));
   }
 
@@ -140,7 +146,7 @@ export class TableService {
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
-      storage_options: this.storageOptions(ctx, req.vendCredentials ?? true),
+      storage_options: await this.storageOptions(ctx, table.location, req.vendCredentials ?? true),
       properties: table.properties,
       managed_versioning: table.managedVersioning,
     };
@@ -224,18 +230,24 @@ export class TableService {
    */
   async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number; branch?: string }) {
     const table = requireLine(requireTable(await this.view(ctx), req.id), req.branch);
-    if (table.managedVersioning) requireVersion(table, req.version);
-    else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
+    if (table.managedVersioning) {
+      requireVersion(table, req.version);
+      await this.options.stored?.requireStored(ctx, table, req.version);
+    } else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
       throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
     }
-    const dataset = table.managedVersioning
-      ? await this.lance.open(ctx.database, [...table.id], { branch: table.branch })
-      : await this.lance.openAtLocation(table.location);
     let newVersion: number;
     try {
-      newVersion = await this.lance.restore(dataset, req.version);
-    } finally {
-      dataset.close();
+      const dataset = table.managedVersioning
+        ? await this.lance.open(ctx.database, [...table.id], { branch: table.branch })
+        : await this.lance.openAtLocation(table.location);
+      try {
+        newVersion = await this.lance.restore(dataset, req.version);
+      } finally {
+        dataset.close();
+      }
+    } catch (e) {
+      throw lanceInputError(e, 'restoring the table failed', false, req.version);
     }
     return this.writer.execute(ctx, 'RestoreTable', (view) => ({
       events: decideRecordTableRestored(view, { id: req.id, fromVersion: req.version, version: newVersion, ...(table.branch !== undefined ? { branch: table.branch } : {}) }),

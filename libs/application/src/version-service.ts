@@ -33,6 +33,7 @@ import { TableFiles } from '@app/storage';
 import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
 import { DataChangeHandoff } from './data-change-handoff';
 import { RequestContext } from './request-context';
+import { StoredVersions } from './stored-versions';
 import { tableVersionJson } from './version-json';
 
 type VersionCreated = Extract<CatalogEvent, { type: 'TableVersionCreated' }>;
@@ -48,6 +49,8 @@ export class VersionService {
     private readonly handoff: DataChangeHandoff | undefined,
     /** The warehouse's files: the manifests of unmanaged tables are listed there. */
     private readonly files: TableFiles,
+    /** Versions whose manifests a client's own cleanup removed are found and recorded deleted. */
+    private readonly stored?: StoredVersions,
   ) {}
 
   private view(ctx: RequestContext) {
@@ -65,6 +68,9 @@ export class VersionService {
         }));
         view = await this.view(ctx);
       }
+      // The latest version alone (what a Lance client asks before every read) is never cleaned up;
+      // any longer listing is checked against the manifests in storage first.
+      if (this.stored && !(page.limit === 1 && descending) && (await this.stored.reconcile(ctx, id, branch)).length) view = await this.view(ctx);
       const result = listTableVersions(view, id, page, descending, branch);
       return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
     }
@@ -98,6 +104,7 @@ export class VersionService {
     const record = table.managedVersioning
       ? requireVersion(line, version ?? latestOf(line))
       : await this.versionOnDisk(table, version);
+    if (version !== undefined) await this.stored?.requireStored(ctx, line, version);
     return { version: tableVersionJson(record) };
   }
 

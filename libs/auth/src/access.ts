@@ -31,6 +31,13 @@ export function allows(principal: Principal, database: string, level: AccessLeve
   return atLeast(principal.grants.get(database), level) || atLeast(principal.grants.get(ALL_DATABASES), level);
 }
 
+/** The highest level the principal holds in `database`, through that database or through `*`. */
+export function levelIn(principal: Principal, database: string): AccessLevel | undefined {
+  const own = principal.grants.get(database);
+  const everywhere = principal.grants.get(ALL_DATABASES);
+  return own === undefined ? everywhere : higher(everywhere, own);
+}
+
 const EVERYTHING: Grants = new Map([[ALL_DATABASES, 'admin']]);
 
 /** Without configured authentication (loopback only) every caller may do everything. */

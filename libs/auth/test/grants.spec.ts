@@ -1,4 +1,4 @@
-import { ANONYMOUS, ApiKeyRegistry, SERVICE, allows, grantsFromScopes, hashApiKey, scopesOf } from '../src';
+import { ANONYMOUS, ApiKeyRegistry, SERVICE, allows, grantsFromScopes, hashApiKey, levelIn, scopesOf } from '../src';
 
 describe('grants', () => {
   it('reads levels per database from scopes, keeping the highest and ignoring others', () => {
@@ -32,5 +32,12 @@ describe('grants', () => {
 
   it('gives the anonymous (no auth configured) and service principals everything', () => {
     for (const p of [ANONYMOUS, SERVICE]) expect(allows(p, 'any', 'admin')).toBe(true);
+  });
+
+  it('tells the highest level a principal holds in a database, through it or through every database', () => {
+    const p = { name: 'a', via: 'jwt' as const, grants: grantsFromScopes(['lance:read', 'lance:write:sales', 'lance:read:hr'], 'lance') };
+    expect([levelIn(p, 'sales'), levelIn(p, 'hr'), levelIn(p, 'other')]).toEqual(['write', 'read', 'read']);
+    expect(levelIn({ ...p, grants: grantsFromScopes(['lance:admin:sales'], 'lance') }, 'other')).toBeUndefined();
+    expect(levelIn(ANONYMOUS, 'any')).toBe('admin');
   });
 });

@@ -16,6 +16,9 @@ export interface VersionRecord {
   metadata?: Properties;
 }
 
+/** The maintenance jobs a table line can get: each one transaction on the `table-maintenance` queue. */
+export type MaintenanceKind = 'compact' | 'expire_versions' | 'optimize_indices';
+
 export type TransactionStatus = 'Queued' | 'Running' | 'Succeeded' | 'Failed' | 'Canceled';
 
 interface TableOfEvent {
@@ -61,7 +64,11 @@ export type CatalogEvent =
   | { type: 'TableRenamed'; data: TableOfEvent & { newTable: ObjectId } }
   /** `branch` absent: the main branch. */
   | { type: 'TableVersionCreated'; data: TableOfEvent & VersionRecord & { branch?: string } }
-  | { type: 'TableVersionsDeleted'; data: TableOfEvent & { versions: number[]; branch?: string } }
+  /**
+   * `reason`: why versions went without a DeleteTableVersions call: their manifests were found gone
+   * from storage, or a maintenance job expired them (`transactionId`: that job's transaction).
+   */
+  | { type: 'TableVersionsDeleted'; data: TableOfEvent & { versions: number[]; branch?: string; reason?: string; transactionId?: string } }
   /**
    * A branch of the table, started from `parentVersion` of `parentBranch` (absent: main).
    * `recordedBy: 'commit'`: first seen as a client's commit on it, whose parent branch only Lance's
@@ -89,6 +96,8 @@ export type CatalogEvent =
       data: TableOfEvent & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number; branch?: string };
     }
   /** A worker is to fill the rows of a computed column that hold no value yet (AlterTableBackfillColumns). */
+  /** A maintenance job (see maintenance.ts) asked for by a caller or by the workers' planner; its transaction starts Queued. */
+  | { type: 'TableMaintenanceRequested'; data: TableOfEvent & { kind: MaintenanceKind; branch?: string; requestedBy: 'request' | 'planner'; options?: Record<string, number> } }
   | { type: 'TableBackfillRequested'; data: TableOfEvent & { column: string; branch?: string } }
   /** A worker is to refresh a materialized view from its source (RefreshMaterializedView). */
   | { type: 'MaterializedViewRefreshRequested'; data: TableOfEvent & { sourceVersion?: number } }
@@ -135,6 +144,7 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableRenamed',
   'TableVersionCreated',
   'TableVersionsDeleted',
+  'TableMaintenanceRequested',
   'TableBranchCreated',
   'TableBranchDeleted',
   'TableRestored',

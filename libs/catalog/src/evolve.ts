@@ -6,7 +6,7 @@ import { TableState } from './table-state';
 import { TableVersions } from './table-versions';
 
 /** Events that ask a worker for work: their transaction starts Queued. */
-const QUEUED_WORK = new Set(['TableIndexRequested', 'TableBackfillRequested', 'MaterializedViewRefreshRequested']);
+const QUEUED_WORK = new Set(['TableIndexRequested', 'TableBackfillRequested', 'MaterializedViewRefreshRequested', 'TableMaintenanceRequested']);
 
 /** Folds one event into the state. Events are facts: evolve never refuses one. */
 export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
@@ -140,6 +140,17 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     case 'TableIndexDropped': {
       const table = store.tableForUpdate(event.data.table);
       findLine(table, event.data.branch)?.indexes.delete(event.data.indexName);
+      return;
+    }
+    case 'TableMaintenanceRequested': {
+      const table = store.tableForUpdate(event.data.table);
+      const line = findLine(table, event.data.branch);
+      if (line) line.maintenance = metadata.transactionId;
+      const tx = store.transactionForUpdate(metadata.transactionId);
+      if (tx) {
+        Object.assign(tx.properties, { maintenance: event.data.kind, requested_by: event.data.requestedBy });
+        if (event.data.branch !== undefined) tx.properties.branch = event.data.branch;
+      }
       return;
     }
     case 'TableBackfillRequested': {

@@ -29,3 +29,4 @@ export * from './purge-commands';
 export * from './branch-commands';
 export * from './nested-locations';
 export * from './property-limits';
+export * from './maintenance';

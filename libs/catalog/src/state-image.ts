@@ -21,7 +21,7 @@ export interface StateImage {
 
 /** A table's own fields as they are, its versions as a count of numbers in `versionColumn`. */
 export interface TableImage
-  extends Pick<TableState, 'id' | 'uuid' | 'location' | 'properties' | 'managedVersioning' | 'origin' | 'latestVersion' | 'namingScheme'> {
+  extends Pick<TableState, 'id' | 'uuid' | 'location' | 'properties' | 'managedVersioning' | 'origin' | 'latestVersion' | 'namingScheme' | 'maintenance'> {
   versionNumbers: number;
   versionExtras: Array<[number, VersionExtras]>;
   indexes: IndexState[];
@@ -90,5 +90,6 @@ function ownFields(t: OwnFields): OwnFields {
     origin: t.origin,
     ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
     ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+    ...(t.maintenance !== undefined ? { maintenance: t.maintenance } : {}),
   };
 }

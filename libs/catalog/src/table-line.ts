@@ -20,7 +20,7 @@ export interface TableRef {
 }
 
 /** What main and every branch hold of their own. */
-export type LineState = Pick<TableState, 'versions' | 'latestVersion' | 'indexes'>;
+export type LineState = Pick<TableState, 'versions' | 'latestVersion' | 'indexes' | 'maintenance'>;
 
 /** A table as one of its lines shows it: that line's versions, latest version and indexes. */
 export type TableLine = TableState & { branch?: string; branchCreatedAtMillis?: number };

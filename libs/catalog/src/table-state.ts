@@ -22,6 +22,8 @@ export interface TableState {
   indexes: Map<string, IndexState>;
   /** Branches other than main, by name; absent until the table has one. */
   branches?: Map<string, BranchState>;
+  /** The transaction of the last maintenance job requested on main (see maintenance.ts). */
+  maintenance?: string;
 }
 
 /** A branch of a table: its own line of versions, kept by Lance under `tree/<name>/_versions`. */
@@ -36,6 +38,8 @@ export interface BranchState {
   latestVersion?: number;
   /** Indexes requested on this branch, apart from main's. */
   indexes: Map<string, IndexState>;
+  /** The transaction of the last maintenance job requested on this branch. */
+  maintenance?: string;
 }
 
 /** A dropped table whose files are still there, to be deleted once its time has come. */

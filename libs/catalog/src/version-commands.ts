@@ -104,3 +104,31 @@ export function decideDeleteTableVersions(
   const on = branch !== undefined ? { branch } : {};
   return [{ type: 'TableVersionsDeleted', data: { table: table.id, tableUuid: table.uuid, versions: doomed, ...on } }];
 }
+
+/**
+ * Versions of a line whose manifests are gone from storage (a client's own cleanup removed them,
+ * or a maintenance job's): recorded deleted with the reason, so no answer names them again. The
+ * latest version is never among them: a line's latest manifest gone is a broken table, not history.
+ */
+export function decideVersionsGone(
+  view: CatalogView,
+  cmd: { id: ObjectId; branch?: string; versions: readonly number[]; reason: string; transactionId?: string },
+): CatalogEvent[] {
+  const line = requireLine(requireManaged(requireTable(view, cmd.id)), cmd.branch);
+  const gone = [...new Set(cmd.versions)].filter((v) => v !== line.latestVersion && line.versions.has(v)).sort((a, b) => a - b);
+  if (gone.length === 0) return [];
+  return [
+    {
+      type: 'TableVersionsDeleted',
+      data: {
+        table: line.id,
+        tableUuid: line.uuid,
+        versions: gone,
+        ...(cmd.branch !== undefined ? { branch: cmd.branch } : {}),
+        reason: cmd.reason,
+        ...(cmd.transactionId !== undefined ? { transactionId: cmd.transactionId } : {}),
+      },
+    },
+  ];
+}
+

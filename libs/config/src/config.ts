@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
 import { InputLimits, inputLimitsEnvSchema, readInputLimits } from './input-limits';
 import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
+import { ClientCredentials, readClientCredentials } from './credential-settings';
 
 const bool = (name: string, fallback: boolean) =>
   z
@@ -90,9 +91,33 @@ const schema = z.object({
   STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
   DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
   DATA_PLANE_PROCESSES: int('DATA_PLANE_PROCESSES', 2, 0, 256),
+  MAINTENANCE_PLANNER: bool('MAINTENANCE_PLANNER', true),
+  MAINTENANCE_PLAN_DELAY_MS: int('MAINTENANCE_PLAN_DELAY_MS', 2000, 0, 3_600_000),
+  MAINTENANCE_SWEEP_SECONDS: int('MAINTENANCE_SWEEP_SECONDS', 600, 1, 86_400 * 7),
+  MAINTENANCE_COMPACT: bool('MAINTENANCE_COMPACT', true),
+  MAINTENANCE_COMPACT_MAX_FRAGMENTS: int('MAINTENANCE_COMPACT_MAX_FRAGMENTS', 64, 1, 1_000_000_000),
+  MAINTENANCE_COMPACT_MAX_SMALL_FRAGMENTS: int('MAINTENANCE_COMPACT_MAX_SMALL_FRAGMENTS', 16, 1, 1_000_000_000),
+  MAINTENANCE_SMALL_FRAGMENT_ROWS: int('MAINTENANCE_SMALL_FRAGMENT_ROWS', 100_000, 1, 1_000_000_000),
+  MAINTENANCE_OPTIMIZE_INDICES: bool('MAINTENANCE_OPTIMIZE_INDICES', true),
+  MAINTENANCE_MAX_UNINDEXED_ROWS: int('MAINTENANCE_MAX_UNINDEXED_ROWS', 10_000, 0, 1_000_000_000),
+  MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS: int('MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS', -1, 0, 100 * 365 * 86_400),
+  MAINTENANCE_EXPIRE_KEEP_LAST: int('MAINTENANCE_EXPIRE_KEEP_LAST', -1, 1, 1_000_000_000),
+  MAINTENANCE_EXPIRY_MARGIN_SECONDS: int('MAINTENANCE_EXPIRY_MARGIN_SECONDS', 60, 0, 86_400),
   DATA_PLANE_MEMORY_MB: int('DATA_PLANE_MEMORY_MB', 2048, 256, 1_048_576),
   ...inputLimitsEnvSchema,
 });
+
+/** The deployment's default maintenance policy (libs/catalog's MaintenancePolicy, which config does not import). */
+export interface MaintenancePolicyDefaults {
+  compact: boolean;
+  compactMaxFragments: number;
+  compactMaxSmallFragments: number;
+  smallFragmentRows: number;
+  optimizeIndices: boolean;
+  maxUnindexedRows: number;
+  expireOlderThanSeconds?: number;
+  expireKeepLast?: number;
+}
 
 export interface AppConfig {
   port: number;
@@ -150,8 +175,18 @@ export interface AppConfig {
   dataPlaneProcesses: number;
   /** The resident memory a data-plane process may reach while it runs one operation. */
   dataPlaneMemoryBytes: number;
+  /** Table maintenance: the default policy (table and namespace properties override it) and the workers' planner. */
+  maintenance: {
+    planner: boolean;
+    planDelayMs: number;
+    sweepSeconds: number;
+    expiryMarginMs: number;
+    defaults: MaintenancePolicyDefaults;
+  };
   /** What one request may carry, checked before any parser reads it. */
   inputLimits: InputLimits;
+  /** What clients are handed to reach a table's files: static options or STS sessions per table. */
+  clientCredentials: ClientCredentials;
 }
 
 export class ConfigError extends Error {
@@ -177,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const dataDir = resolve(c.DATA_DIR);
   const warehouse = readWarehouseSettings(env, dataDir, problems);
+  const clientCredentials = readClientCredentials(env, warehouse.objectStore, problems);
   if (problems.length || !auth) throw new ConfigError(problems);
   return {
     port: c.PORT,
@@ -212,7 +248,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,
+    maintenance: {
+      planner: c.MAINTENANCE_PLANNER,
+      planDelayMs: c.MAINTENANCE_PLAN_DELAY_MS,
+      sweepSeconds: c.MAINTENANCE_SWEEP_SECONDS,
+      expiryMarginMs: c.MAINTENANCE_EXPIRY_MARGIN_SECONDS * 1000,
+      defaults: {
+        compact: c.MAINTENANCE_COMPACT,
+        compactMaxFragments: c.MAINTENANCE_COMPACT_MAX_FRAGMENTS,
+        compactMaxSmallFragments: c.MAINTENANCE_COMPACT_MAX_SMALL_FRAGMENTS,
+        smallFragmentRows: c.MAINTENANCE_SMALL_FRAGMENT_ROWS,
+        optimizeIndices: c.MAINTENANCE_OPTIMIZE_INDICES,
+        maxUnindexedRows: c.MAINTENANCE_MAX_UNINDEXED_ROWS,
+        ...(c.MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS >= 0 ? { expireOlderThanSeconds: c.MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS } : {}),
+        ...(c.MAINTENANCE_EXPIRE_KEEP_LAST >= 1 ? { expireKeepLast: c.MAINTENANCE_EXPIRE_KEEP_LAST } : {}),
+      },
+    },
     inputLimits: readInputLimits(c),
+    clientCredentials,
   };
 }
 

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { TransactionJobQueue } from '@app/application';
-import { ColumnBackfillJob, IndexBuildJob, QUEUES, ViewRefreshJob, redisConnection } from '@app/jobs';
+import { ColumnBackfillJob, IndexBuildJob, QUEUES, TableMaintenanceJob, ViewRefreshJob, redisConnection } from '@app/jobs';
 import { withTimeout } from './with-timeout';
 
 const PING_TIMEOUT_MS = 1000;
@@ -61,5 +61,11 @@ export class BullBackfillQueue extends BullTransactionQueue<ColumnBackfillJob> {
 export class BullViewRefreshQueue extends BullTransactionQueue<ViewRefreshJob> {
   constructor(redisUrl: string, prefix: string, attempts: number) {
     super(QUEUES.viewRefreshes, 'refresh', redisUrl, prefix, attempts);
+  }
+}
+
+export class BullMaintenanceQueue extends BullTransactionQueue<TableMaintenanceJob> {
+  constructor(redisUrl: string, prefix: string, attempts: number) {
+    super(QUEUES.tableMaintenance, 'maintain', redisUrl, prefix, attempts);
   }
 }

@@ -17,21 +17,24 @@ import {
   TableService,
   TagService,
   BranchService,
+  ClientStorageOptions,
   TransactionService,
   VersionService,
+  StoredVersions,
+  MaintenanceService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
 import { ContainedDataPlane, DataPlane, DataPlaneExecutor, InProcessDataPlane, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
-import { Warehouse } from '@app/storage';
-import { BullBackfillQueue, BullIndexQueue, BullViewRefreshQueue } from './bull-transaction-queue';
+import { CredentialVending, StaticCredentials, StsCredentials, Warehouse } from '@app/storage';
+import { BullBackfillQueue, BullIndexQueue, BullMaintenanceQueue, BullViewRefreshQueue } from './bull-transaction-queue';
 import { BullPurgeQueue } from './bull-purge-queue';
 import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
 import { withTimeout } from './with-timeout';
 import { BullQueryAnalyzer } from './bull-query-analyzer';
-import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
+import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
 @Global()
@@ -58,6 +61,17 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
       useFactory: (s: EventStore, p: ProjectionRegistry) => new CatalogWriter(s, p),
     },
     { provide: Warehouse, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new Warehouse(c.warehouse, c.objectStore) },
+    {
+      provide: CREDENTIAL_VENDING,
+      inject: [APP_CONFIG, Warehouse],
+      useFactory: (c: AppConfig, w: Warehouse): CredentialVending =>
+        c.clientCredentials.mode === 'sts' ? new StsCredentials(c.clientCredentials, w) : new StaticCredentials(w),
+    },
+    {
+      provide: ClientStorageOptions,
+      inject: [Warehouse, CREDENTIAL_VENDING],
+      useFactory: (w: Warehouse, v: CredentialVending) => new ClientStorageOptions(w, v),
+    },
     {
       provide: MANIFEST_FINALISER,
       inject: [Warehouse, APP_CONFIG],
@@ -113,10 +127,15 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, ps: PurgeService) => new NamespaceService(w, p, ps),
     },
     {
+      provide: StoredVersions,
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse) => new StoredVersions(w, p, wh.files),
+    },
+    {
       provide: TableService,
-      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG, PurgeService],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig, ps: PurgeService) =>
-        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning, purges: ps }),
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, LanceTables, APP_CONFIG, PurgeService, ClientStorageOptions, StoredVersions],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, l: LanceTables, c: AppConfig, ps: PurgeService, o: ClientStorageOptions, sv: StoredVersions) =>
+        new TableService(w, p, wh, l, { managedVersioning: c.managedVersioning, purges: ps, clientOptions: o, stored: sv }),
     },
     {
       provide: ManifestJournal,
@@ -135,15 +154,15 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     { provide: DataChangeHandoff, useFactory: () => new DataChangeHandoff() },
     {
       provide: VersionService,
-      inject: [CatalogWriter, ProjectionRegistry, MANIFEST_FINALISER, ManifestJournal, DataChangeHandoff, Warehouse],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null, h: DataChangeHandoff, wh: Warehouse) =>
-        new VersionService(w, p, f, j ? 'journaled' : 'synced', h, wh.files),
+      inject: [CatalogWriter, ProjectionRegistry, MANIFEST_FINALISER, ManifestJournal, DataChangeHandoff, Warehouse, StoredVersions],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, f: ManifestFinaliser, j: ManifestJournal | null, h: DataChangeHandoff, wh: Warehouse, sv: StoredVersions) =>
+        new VersionService(w, p, f, j ? 'journaled' : 'synced', h, wh.files, sv),
     },
     {
       provide: BatchCommitService,
-      inject: [CatalogWriter, VersionService, Warehouse, APP_CONFIG],
-      useFactory: (w: CatalogWriter, v: VersionService, wh: Warehouse, c: AppConfig) =>
-        new BatchCommitService(w, v, wh, c.managedVersioning),
+      inject: [CatalogWriter, VersionService, Warehouse, APP_CONFIG, ClientStorageOptions],
+      useFactory: (w: CatalogWriter, v: VersionService, wh: Warehouse, c: AppConfig, o: ClientStorageOptions) =>
+        new BatchCommitService(w, v, wh, c.managedVersioning, o),
     },
     {
       provide: TransactionService,
@@ -153,9 +172,9 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {
       provide: DataService,
-      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DATA_PLANE, DataChangeHandoff, APP_CONFIG, Warehouse],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, d: DataPlane, h: DataChangeHandoff, c: AppConfig, wh: Warehouse) =>
-        new DataService(w, p, l, d, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h }),
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, DATA_PLANE, DataChangeHandoff, APP_CONFIG, Warehouse, StoredVersions],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, d: DataPlane, h: DataChangeHandoff, c: AppConfig, wh: Warehouse, sv: StoredVersions) =>
+        new DataService(w, p, l, d, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h, stored: sv }),
     },
     {
       provide: BullIndexQueue,
@@ -211,6 +230,17 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
         new BranchService(w, p, l, wh.files, wh.onObjectStore),
     },
     {
+      provide: BullMaintenanceQueue,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new BullMaintenanceQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
+    },
+    {
+      provide: MaintenanceService,
+      inject: [CatalogWriter, ProjectionRegistry, DataService, StoredVersions, BullMaintenanceQueue, Warehouse, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, sv: StoredVersions, q: BullMaintenanceQueue, wh: Warehouse, c: AppConfig) =>
+        new MaintenanceService(w, p, d, sv, q, wh.files, c.maintenance.defaults, c.maintenance.expiryMarginMs),
+    },
+    {
       provide: CreateTableService,
       inject: [TableService, DataService],
       useFactory: (t: TableService, d: DataService) => new CreateTableService(t, d),
@@ -222,6 +252,7 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     ProjectionRegistry,
     CatalogWriter,
     Warehouse,
+    CREDENTIAL_VENDING,
     MANIFEST_FINALISER,
     LanceTables,
     NamespaceService,
@@ -245,6 +276,9 @@ import { APP_CONFIG, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './token
     TagService,
     BranchService,
     AnalysisService,
+    StoredVersions,
+    BullMaintenanceQueue,
+    MaintenanceService,
   ],
 })
 export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
@@ -256,9 +290,11 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     private readonly indexQueue: BullIndexQueue,
     private readonly backfillQueue: BullBackfillQueue,
     private readonly viewRefreshQueue: BullViewRefreshQueue,
+    private readonly maintenanceQueue: BullMaintenanceQueue,
     private readonly analyzer: BullQueryAnalyzer,
     private readonly purgeQueue: BullPurgeQueue,
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
+    @Inject(CREDENTIAL_VENDING) private readonly vending: CredentialVending,
   ) {}
 
   /** Before anything is served: manifests a crash left only in the journal go back on disk. */
@@ -279,10 +315,12 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await withTimeout(this.indexQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.backfillQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.viewRefreshQueue.close(), 2000).catch(() => undefined);
+    await withTimeout(this.maintenanceQueue.close(), 2000).catch(() => undefined);
     await withTimeout(this.analyzer.close(), 2000).catch(() => undefined);
     await withTimeout(this.purgeQueue.close(), 2000).catch(() => undefined);
     await this.dataPlane.close();
     await this.lance.close();
+    this.vending.close();
     // Before the store closes: a snapshot records the id of the last event it covers.
     await this.projections.close();
     await this.store.close();

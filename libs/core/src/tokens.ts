@@ -3,3 +3,5 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
 /** The manifest finaliser of this warehouse: local (hard links) or object store (copies). */
 export const MANIFEST_FINALISER = Symbol('MANIFEST_FINALISER');
 export const DATA_PLANE = Symbol('DATA_PLANE');
+/** What clients are handed to reach a table's files: static options or STS sessions (a CredentialVending). */
+export const CREDENTIAL_VENDING = Symbol('CREDENTIAL_VENDING');

@@ -7,6 +7,7 @@ export const QUEUES = {
   tablePurges: 'table-purges',
   columnBackfills: 'column-backfills',
   viewRefreshes: 'view-refreshes',
+  tableMaintenance: 'table-maintenance',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -37,6 +38,18 @@ export interface ViewRefreshJob {
   transactionId: string;
   table: string[];
   sourceVersion?: number;
+}
+
+/** One maintenance job on one table line: the rest is in the catalog, under the transaction. */
+export interface TableMaintenanceJob {
+  database: string;
+  transactionId: string;
+  table: string[];
+  kind: 'compact' | 'expire_versions' | 'optimize_indices';
+  /** Absent: the main branch. */
+  branch?: string;
+  /** Expiry: `older_than_seconds` and/or `keep_last`. */
+  options?: Record<string, number>;
 }
 
 /** Deletes a dropped table's files once its retention has passed: the rest is in the catalog's pending purge. */

@@ -60,3 +60,54 @@ function countFragments(bytes: Uint8Array): { numFragments: number; numDeletedRo
   }
   return { numFragments, numDeletedRows };
 }
+
+/** What the planner and the expiry read from one committed manifest. */
+export interface ManifestSummary {
+  /** When Lance wrote it, by the writer's clock (`Manifest.timestamp` = 7): what Lance's own cleanup compares. */
+  timestampMillis?: number;
+  fragments: number;
+  /** Fragments holding fewer than the given number of rows (deleted rows counted). */
+  smallFragments: number;
+  physicalRows: number;
+}
+
+/** Reads a line's committed manifest of `version` (either naming scheme); undefined when it is not there. */
+export async function manifestSummary(files: TableFiles, lineLocation: string, version: number, smallFragmentRows: number): Promise<ManifestSummary | undefined> {
+  for (const scheme of ['V2', 'V1'] as const) {
+    const bytes = await readManifestMessage(files, manifestFile(lineLocation, version, scheme));
+    if (bytes) return summarise(bytes, smallFragmentRows);
+  }
+  return undefined;
+}
+
+function summarise(bytes: Uint8Array, smallFragmentRows: number): ManifestSummary {
+  const manifest = Reader.create(bytes);
+  const summary: ManifestSummary = { fragments: 0, smallFragments: 0, physicalRows: 0 };
+  while (manifest.pos < manifest.len) {
+    const tag = manifest.uint32();
+    if (tag === ((2 << 3) | 2)) {
+      const fragment = Reader.create(manifest.bytes());
+      let rows = 0;
+      while (fragment.pos < fragment.len) {
+        const ftag = fragment.uint32();
+        if (ftag === 4 << 3) rows = Number(fragment.uint64());
+        else fragment.skipType(ftag & 7);
+      }
+      summary.fragments++;
+      summary.physicalRows += rows;
+      if (rows < smallFragmentRows) summary.smallFragments++;
+    } else if (tag === ((7 << 3) | 2)) {
+      const timestamp = Reader.create(manifest.bytes());
+      let seconds = 0;
+      let nanos = 0;
+      while (timestamp.pos < timestamp.len) {
+        const ttag = timestamp.uint32();
+        if (ttag === 1 << 3) seconds = Number(timestamp.int64());
+        else if (ttag === 2 << 3) nanos = timestamp.int32();
+        else timestamp.skipType(ttag & 7);
+      }
+      summary.timestampMillis = seconds * 1000 + Math.floor(nanos / 1e6);
+    } else manifest.skipType(tag & 7);
+  }
+  return summary;
+}

@@ -3,3 +3,7 @@ export * from './local-files';
 export * from './s3-files';
 export * from './object-uri';
 export * from './warehouse';
+export * from './credential-vending';
+export * from './static-credentials';
+export * from './sts-credentials';
+export * from './session-policy';

@@ -2,7 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
-import type { OperationServices } from '../operations/operation-services';
+import type { OperationServices } from '../operations/operation';
 
 /** Bull Board over the index-build, column-backfill, view-refresh and query-analysis queues. */
 export async function installQueueDashboard(fastify: FastifyInstance, prefix: string, { queues }: OperationServices): Promise<void> {

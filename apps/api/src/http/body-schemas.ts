@@ -367,3 +367,11 @@ export const createBranchBody = z.object({
   from_version: version.nullish(),
 });
 export const deleteBranchBody = z.object({ ...common, name });
+
+export const maintenanceBody = z.object({ ...common, branch: word.nullish() });
+export const expireVersionsBody = z.object({
+  ...common,
+  branch: word.nullish(),
+  older_than_seconds: z.number().int().min(0).max(100 * 365 * 86_400).nullish(),
+  keep_last: z.number().int().min(1).max(1_000_000_000).nullish(),
+});

@@ -13,6 +13,7 @@ import {
   validateName,
 } from '@app/catalog';
 import { RequestContext } from '@app/application';
+import { levelIn } from '@app/auth';
 import type { FastifyRequest } from 'fastify';
 import { CONTEXT_LIMIT_NAMES, contextLimits, contextMap, idArray } from './body-schemas';
 import { decodeFormComponent } from './form-decode';
@@ -100,12 +101,14 @@ export class RestRequest {
     }
     this.checkMinTimestamp();
     const principal = this.req.principal;
+    const database = this.database();
     return {
-      database: this.database(),
+      database,
       context,
       delimiter: this.delimiter,
       ...(principal && principal.via !== 'anonymous' ? { principal: principal.name } : {}),
       ...(principal?.via === 'service' ? { service: true } : {}),
+      ...(principal ? { level: levelIn(principal, database) } : {}),
     };
   }
 

@@ -1,7 +1,6 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Answer, Operation, RawOperation, isMount, isRaw } from './operation';
-import { OperationServices } from './operation-services';
+import { Answer, Operation, OperationServices, RawOperation, isMount, isRaw } from './operation';
 import { parseRequest, requestParser } from './parse-request';
 
 const CONTENT_TYPES: Record<Answer, string | undefined> = {

@@ -3,6 +3,7 @@ import { DATA_OPERATIONS } from './data.operations';
 import { ENTERPRISE_EXTENSIONS } from './enterprise.extensions';
 import { HISTORY_EXTENSIONS } from './history.extensions';
 import { INDEX_OPERATIONS } from './index.operations';
+import { MAINTENANCE_EXTENSIONS } from './maintenance.extensions';
 import { MATERIALIZED_VIEW_OPERATIONS } from './materialized-view.operations';
 import { NAMESPACE_OPERATIONS } from './namespace.operations';
 import { OPERABILITY_EXTENSIONS } from './operability.extensions';
@@ -30,5 +31,6 @@ export const OPERATIONS: readonly Entry[] = [
   ...TRANSACTION_OPERATIONS,
   ...OPERABILITY_EXTENSIONS,
   ...HISTORY_EXTENSIONS,
+  ...MAINTENANCE_EXTENSIONS,
   ...ENTERPRISE_EXTENSIONS,
 ];

@@ -9,6 +9,7 @@ import {
   DataService,
   HistoryService,
   IndexService,
+  MaintenanceService,
   MaterializedViewService,
   NamespaceService,
   TableService,
@@ -18,13 +19,12 @@ import {
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore } from '@app/event-store';
-import { APP_CONFIG, BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, BullViewRefreshQueue, EVENT_STORE, Metrics } from '@app/core';
+import { APP_CONFIG, BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, BullViewRefreshQueue, CREDENTIAL_VENDING, EVENT_STORE, Metrics } from '@app/core';
 import { ProjectionRegistry } from '@app/projections';
-import { Warehouse } from '@app/storage';
-import type { Entry } from './operation';
+import { CredentialVending, Warehouse } from '@app/storage';
 
 /** What the handlers of the HTTP edge call: the application's services and the process's own parts. */
-export interface OperationServices {
+export interface AppServices {
   readonly config: AppConfig;
   readonly namespaces: NamespaceService;
   readonly tables: TableService;
@@ -37,6 +37,7 @@ export interface OperationServices {
   readonly indexes: IndexService;
   readonly backfills: BackfillService;
   readonly views: MaterializedViewService;
+  readonly maintenance: MaintenanceService;
   readonly tags: TagService;
   readonly branches: BranchService;
   readonly transactions: TransactionService;
@@ -44,14 +45,14 @@ export interface OperationServices {
   readonly projections: ProjectionRegistry;
   readonly store: EventStore;
   readonly warehouse: Warehouse;
+  /** What clients are handed to reach a table's files: static options, or STS sessions. */
+  readonly vending: CredentialVending;
   readonly metrics: Metrics;
   readonly queues: { index: BullIndexQueue; backfill: BullBackfillQueue; viewRefresh: BullViewRefreshQueue; analysis: BullQueryAnalyzer };
-  /** Every entry of the edge, for what describes the edge itself (the served OpenAPI document). */
-  readonly operations: readonly Entry[];
 }
 
 /** The services as Nest built them for this process. */
-export function servicesOf(app: INestApplicationContext, operations: readonly Entry[]): OperationServices {
+export function servicesOf(app: INestApplicationContext): AppServices {
   return {
     config: app.get<AppConfig>(APP_CONFIG),
     namespaces: app.get(NamespaceService),
@@ -65,6 +66,7 @@ export function servicesOf(app: INestApplicationContext, operations: readonly En
     indexes: app.get(IndexService),
     backfills: app.get(BackfillService),
     views: app.get(MaterializedViewService),
+    maintenance: app.get(MaintenanceService),
     tags: app.get(TagService),
     branches: app.get(BranchService),
     transactions: app.get(TransactionService),
@@ -72,8 +74,8 @@ export function servicesOf(app: INestApplicationContext, operations: readonly En
     projections: app.get(ProjectionRegistry),
     store: app.get<EventStore>(EVENT_STORE),
     warehouse: app.get(Warehouse),
+    vending: app.get<CredentialVending>(CREDENTIAL_VENDING),
     metrics: app.get(Metrics),
     queues: { index: app.get(BullIndexQueue), backfill: app.get(BullBackfillQueue), viewRefresh: app.get(BullViewRefreshQueue), analysis: app.get(BullQueryAnalyzer) },
-    operations,
   };
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { RouteAccess } from '../auth/route-access';
 import type { RestRequest } from '../http/rest-request';
-import type { OperationServices } from './operation-services';
+import type { AppServices } from './operation-services';
 
 /**
  * One entry of the HTTP edge: an operation of the Lance spec (named by its operationId), or an
@@ -14,6 +14,9 @@ import type { OperationServices } from './operation-services';
  * entry, and every entry says what it needs.
  */
 export type Entry = Operation | RawOperation | Mount;
+
+/** What handlers call: the application's services, and every entry of the edge (for what describes the edge itself). */
+export type OperationServices = AppServices & { readonly operations: readonly Entry[] };
 
 /** How an answer is written: the handler returns the value, the edge sets status and content type. */
 export type Answer =

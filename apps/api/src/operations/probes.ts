@@ -1,13 +1,18 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
-import type { OperationServices } from './operation-services';
+import type { OperationServices } from './operation';
 
-/** Ready: the event store, Redis and the warehouse all answer. Each check is reported. */
+/**
+ * Ready: the event store, Redis and the warehouse all answer, and so does the service client
+ * credentials are vended by (STS), when there is one. Each check is reported.
+ */
 export async function readiness(s: OperationServices) {
-  const checks = {
+  const checks: Record<string, string> = {
     event_store: await s.store.ping().then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
     redis: await s.queues.index.ping().then(() => 'ok', (e: Error) => `unavailable: ${e.message}`),
     warehouse: await s.warehouse.ping().then(() => 'ok', (e: Error) => `unavailable: ${s.warehouse.root}: ${e.message}`),
   };
+  const vendedBy = s.vending.dependency;
+  if (vendedBy) checks[vendedBy.name] = await vendedBy.ping().then(() => 'ok', (e: Error) => `unavailable: ${e.message}`);
   const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
   if (failing.length) {
     throw new CatalogError(ErrorCode.ServiceUnavailable, `not ready: ${failing.map(([k]) => k).join(', ')} unavailable`, JSON.stringify(checks));

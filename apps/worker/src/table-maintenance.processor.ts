@@ -1,0 +1,63 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, OnModuleInit } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { APP_CONFIG, Metrics } from '@app/core';
+import { Job } from 'bullmq';
+import { TableLine } from '@app/catalog';
+import { MaintenanceService } from '@app/application';
+import { QUEUES, TableMaintenanceJob } from '@app/jobs';
+import { lockOptions, recordFailedAttempt, runOneCallJob, timedJob, workerContext } from './transaction-jobs';
+
+/**
+ * Runs one maintenance job (compaction, version expiry, index optimisation) per table line at a
+ * time, with an index build's transaction life (see runOneCallJob): Lance's work cannot be stopped
+ * once begun, so a cancel during it leaves what it committed and the transaction Canceled.
+ */
+@Processor(QUEUES.tableMaintenance, lockOptions())
+export class TableMaintenanceProcessor extends WorkerHost implements OnModuleInit {
+  private readonly logger = new Logger('table-maintenance');
+
+  constructor(
+    private readonly maintenance: MaintenanceService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
+    super();
+  }
+
+  onModuleInit(): void {
+    this.worker.concurrency = this.config.workerConcurrency;
+  }
+
+  process(job: Job<TableMaintenanceJob>): Promise<string> {
+    const ctx = workerContext(job.data.database);
+    const { transactionId, table, branch, kind, options } = job.data;
+    let found: TableLine | undefined;
+    return timedJob(this.metrics, `maintenance-${kind}`, () =>
+      runOneCallJob(job, {
+        status: async () => {
+          const now = await this.maintenance.jobOf(ctx, table, transactionId, branch);
+          found = now.table;
+          return now.status;
+        },
+        setStatus: (status, properties) => this.maintenance.setStatus(ctx, transactionId, status, properties),
+        work: async () => {
+          this.logger.log(`${kind} started on ${table.join('/')}${branch ? ` (branch ${branch})` : ''} (transaction ${transactionId}, attempt ${job.attemptsMade + 1})`);
+          const figures =
+            kind === 'compact'
+              ? await this.maintenance.compact(ctx, found!)
+              : kind === 'optimize_indices'
+                ? await this.maintenance.optimizeIndices(ctx, found!)
+                : await this.maintenance.expire(ctx, found!, transactionId, { olderThanSeconds: options?.older_than_seconds, keepLast: options?.keep_last });
+          this.logger.log(`${kind} done on ${table.join('/')} (transaction ${transactionId}): ${JSON.stringify(figures)}`);
+          return figures;
+        },
+      }),
+    );
+  }
+
+  @OnWorkerEvent('failed')
+  onFailed(job: Job<TableMaintenanceJob> | undefined, error: Error): Promise<void> {
+    return recordFailedAttempt(job, error, this.logger, 'maintenance', (ctx, id, status, properties) => this.maintenance.setStatus(ctx, id, status, properties));
+  }
+}

@@ -1,0 +1,26 @@
+import type { StorageOptions } from '@app/config';
+import { CredentialVending, Warehouse, withoutCredentials } from '@app/storage';
+import { RequestContext } from './request-context';
+
+/**
+ * The storage options a caller is answered for one table (DeclareTable, CreateTable,
+ * DescribeTable, RegisterTable, a batch's declarations): the warehouse's own for the server's
+ * calls and its workers, none on a local disk, otherwise what the vending port gives for the
+ * table at the caller's level (read-only for read, read-write for write and admin).
+ */
+export class ClientStorageOptions {
+  constructor(
+    private readonly warehouse: Warehouse,
+    private readonly vending: CredentialVending,
+  ) {}
+
+  async forTable(ctx: RequestContext, location: string, vendCredentials = true): Promise<StorageOptions> {
+    if (ctx.service) {
+      const own = this.warehouse.storageOptions(ctx.database, true);
+      return vendCredentials ? own : withoutCredentials(own);
+    }
+    if (!this.warehouse.onObjectStore) return {};
+    if (!vendCredentials) return this.vending.reach(ctx.database);
+    return this.vending.vend({ database: ctx.database, location, access: ctx.level === 'write' || ctx.level === 'admin' ? 'write' : 'read' });
+  }
+}

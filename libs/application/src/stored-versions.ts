@@ -1,0 +1,78 @@
+import { CatalogError, ErrorCode, ObjectId, TableLine, VersionRecord, decideVersionsGone, findLine, lineLocation, manifestFile, requireLine, requireTable } from '@app/catalog';
+import { listManifestsOnDisk } from '@app/lance';
+import { ProjectionRegistry } from '@app/projections';
+import { TableFiles } from '@app/storage';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { RequestContext } from './request-context';
+
+/** What a version found without its manifest is recorded with. */
+export const MANIFEST_GONE = 'its manifest was removed from storage outside the catalog (a client cleaned up old versions)';
+
+/**
+ * Keeps the catalog's versions of a managed table in step with the manifests in storage. Lance's
+ * own cleanup (the lancedb client's `optimize()`) removes old manifests without a call to the
+ * catalog; the catalog notices when it lists a line's versions, when an operation names a version,
+ * and when a worker looks after commits, and records the versions deleted with the reason, so no
+ * answer names a version whose manifest is gone.
+ */
+export class StoredVersions {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly files: TableFiles,
+  ) {}
+
+  /**
+   * Lists the line's manifests and records every version of it that has none (never the latest).
+   * Each candidate is confirmed with a read of its own name first: an object store's listing may
+   * lag behind a manifest just written, and a version recorded deleted is never served again.
+   */
+  async reconcile(ctx: RequestContext, id: ObjectId, branch?: string): Promise<number[]> {
+    const line = await this.line(ctx, id, branch);
+    if (!line?.managedVersioning || line.latestVersion === undefined) return [];
+    const listed = new Set((await listManifestsOnDisk(this.files, lineLocation(line))).map((v) => v.version));
+    const candidates = line.versions.values().filter((r) => r.version !== line.latestVersion && !listed.has(r.version));
+    const gone: number[] = [];
+    for (const record of candidates) if (!(await this.present(line, record))) gone.push(record.version);
+    return this.record(ctx, id, branch, gone, MANIFEST_GONE);
+  }
+
+  /**
+   * Refuses a version of a managed line whose manifest is gone from storage (404 code 11), after
+   * recording it deleted. The caller found the version in the line first: a version the line no
+   * longer holds was recorded deleted meanwhile (the line is the state's own, folded in place).
+   */
+  async requireStored(ctx: RequestContext, line: TableLine, version: number): Promise<void> {
+    if (!line.managedVersioning) return;
+    const record = line.versions.get(version);
+    if (!record) throw gone(line, version);
+    if (version === line.latestVersion || (await this.present(line, record))) return;
+    await this.record(ctx, line.id, line.branch, [version], MANIFEST_GONE);
+    throw gone(line, version);
+  }
+
+  /** Records versions deleted (those the line still has), with the reason; answers the ones recorded. */
+  async record(ctx: RequestContext, id: ObjectId, branch: string | undefined, versions: number[], reason: string, transactionId?: string): Promise<number[]> {
+    if (versions.length === 0) return [];
+    return this.writer.execute(ctx, 'DeleteTableVersions', (view) => {
+      const events = decideVersionsGone(view, { id, branch, versions, reason, transactionId });
+      const recorded = events.flatMap((e) => (e.type === 'TableVersionsDeleted' ? e.data.versions : []));
+      return { events, result: () => recorded };
+    });
+  }
+
+  private async line(ctx: RequestContext, id: ObjectId, branch?: string): Promise<TableLine | undefined> {
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const table = requireTable(view, id);
+    return findLine(table, branch) ? requireLine(table, branch) : undefined;
+  }
+
+  private async present(line: TableLine, record: VersionRecord): Promise<boolean> {
+    return (await this.files.head(manifestFile(lineLocation(line), record.version, record.namingScheme ?? line.namingScheme ?? 'V2'))) !== undefined;
+  }
+}
+
+export function gone(line: TableLine, version: number): CatalogError {
+  const where = line.branch === undefined ? '' : ` on branch '${line.branch}'`;
+  return new CatalogError(ErrorCode.TableVersionNotFound, `version ${version}${where} no longer exists: its manifest was removed from storage`);
+}
