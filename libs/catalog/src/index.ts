@@ -15,6 +15,7 @@ export * from './uuid-slots';
 export * from './evolve';
 export * from './namespace-commands';
 export * from './table-commands';
+export * from './table-change-commands';
 export * from './version-commands';
 export * from './transaction-status';
 export * from './transaction-commands';
