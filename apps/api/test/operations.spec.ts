@@ -68,6 +68,15 @@ describe('the table of operations', () => {
     expect(listed.sort()).toEqual(routes.sort());
     expect(document.paths['/v1/table/{id}/stats'].post).toBe(spec.paths['/v1/table/{id}/stats'].post);
     expect(document.paths['/v1/history/table/{id}'].get).toMatchObject({ tags: ['History'], parameters: [{ name: 'id', in: 'path' }] });
+    expect(document.paths['/v1/table/{id}/maintenance/compact'].post).toMatchObject({ responses: { '202': { description: 'OK' } } });
+  });
+
+  it("describes an extension's media type and query, and a page mounted with a description", () => {
+    const feed = rawOperation({ extension: 'Feed', doc: { tag: 'History', summary: 'events', media: 'text/event-stream', query: ['after'] }, method: 'GET', path: '/v1/feed', access: 'read', serve: () => '' });
+    const page = mount({ extension: 'Page', doc: { tag: 'Console', summary: 'a page', media: 'text/html' }, prefix: '/page', access: 'public', install: async () => undefined });
+    const document = servedDocument(spec, [feed, page]);
+    expect(document.paths['/v1/feed'].get).toMatchObject({ parameters: [{ name: 'after', in: 'query' }], responses: { '200': { content: { 'text/event-stream': {} } } } });
+    expect(Object.keys(document.paths)).toEqual(['/page', '/v1/feed']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { Entry, Operation, RawOperation, isMount, nameOf } from '../operations/operation';
+import { Answer, Entry, Mount, Operation, RawOperation, isMount, nameOf } from '../operations/operation';
 
 type OpenApiOperation = Record<string, unknown>;
 type PathItem = Record<string, OpenApiOperation | unknown>;
@@ -17,16 +17,27 @@ export interface OpenApiDocument {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
+const MEDIA: Record<Answer, string> = {
+  json: 'application/json',
+  text: 'text/plain',
+  number: 'application/json',
+  'arrow-file': 'application/vnd.apache.arrow.file',
+  prometheus: 'text/plain',
+};
+
 /** An extension's description: the spec has no word on it, so its entry gives one. */
-function extensionOperation(entry: Operation | RawOperation): OpenApiOperation {
-  const json = (entry.answer ?? 'json') === 'json';
-  const params = [...entry.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+function extensionOperation(entry: Operation | RawOperation | Mount, path: string, status = 200): OpenApiOperation {
+  const media = entry.doc?.media ?? MEDIA[('answer' in entry && entry.answer) || 'json'];
+  const params = [
+    ...[...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+    ...(entry.doc?.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'integer' } })),
+  ];
   return {
     tags: [entry.doc?.tag ?? 'Operations'],
     summary: entry.doc?.summary ?? nameOf(entry),
     ...(params.length ? { parameters: params } : {}),
     responses: {
-      [String(entry.status ?? 200)]: { description: 'OK', content: { [json ? 'application/json' : 'text/plain']: { schema: json ? { type: 'object' } : { type: 'string' } } } },
+      [String(status)]: { description: 'OK', content: { [media]: { schema: media === 'application/json' ? { type: 'object' } : { type: 'string' } } } },
     },
   };
 }
@@ -56,12 +67,15 @@ export function servedDocumentOf(entries: readonly Entry[]): OpenApiDocument {
 export function servedDocument(spec: OpenApiDocument, entries: readonly Entry[]): OpenApiDocument {
   const paths: Record<string, PathItem> = {};
   for (const entry of entries) {
-    if (isMount(entry)) continue;
+    if (isMount(entry)) {
+      if (entry.doc) paths[entry.prefix] = { get: extensionOperation(entry, entry.prefix) };
+      continue;
+    }
     const path = openApiPath(entry.path);
     const fromSpec = spec.paths[path] ?? {};
     const item = (paths[path] ??= Object.fromEntries(Object.entries(fromSpec).filter(([key]) => !HTTP_METHODS.includes(key))));
     const method = entry.method.toLowerCase();
-    item[method] = entry.operationId ? (fromSpec[method] as OpenApiOperation) : extensionOperation(entry);
+    item[method] = entry.operationId ? (fromSpec[method] as OpenApiOperation) : extensionOperation(entry, entry.path, entry.status);
   }
   return {
     ...spec,

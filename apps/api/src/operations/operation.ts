@@ -79,8 +79,18 @@ interface Named {
   operationId?: string;
   /** The name of a route the spec does not have. */
   extension?: string;
-  /** For an extension: its group and one line for the served OpenAPI document. */
-  doc?: { tag: string; summary: string };
+  /** For an extension: what the served OpenAPI document tells of it. */
+  doc?: ExtensionDoc;
+}
+
+/** An extension in the served OpenAPI document: its group, one line, and what its answer and query hold. */
+export interface ExtensionDoc {
+  tag: string;
+  summary: string;
+  /** The answer's media type where the entry's `answer` does not say it (`text/html`, `text/event-stream`). */
+  media?: string;
+  /** Integer query parameters it reads. */
+  query?: string[];
 }
 
 /** A route whose handler gets the request checked and decoded, and calls one application method. */
@@ -104,6 +114,8 @@ export interface Mount {
   extension: string;
   prefix: string;
   access: RouteAccess;
+  /** When given, the served document lists `GET <prefix>` (a page) with it. */
+  doc?: ExtensionDoc;
   install(fastify: FastifyInstance, services: OperationServices): Promise<void>;
 }
 
