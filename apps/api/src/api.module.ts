@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AppConfig } from '@app/config';
-import { CatalogModule, ConfigModule } from '@app/core';
+import { CatalogModule, ConfigModule } from '@app/nest-wiring';
 import { ErrorFilter } from './http/error-filter';
 
 /**

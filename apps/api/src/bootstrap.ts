@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import { CatalogError } from '@app/catalog';
 import type { Logger as PinoLogger } from 'pino';
-import { JsonLogger, Metrics, accessLog, createLogger } from '@app/core';
+import { JsonLogger, Metrics, accessLog, createLogger } from '@app/nest-wiring';
 import { redactedUrl } from '@app/event-store';
 import { ApiModule } from './api.module';
 import { installAuth } from './auth/auth.hooks';

@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode, IndexType, lineLocation } from '@app/catalog';
 import { DataService, IndexService, RequestContext } from '@app/application';

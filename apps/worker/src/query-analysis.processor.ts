@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError } from '@app/catalog';
 import { DataService } from '@app/application';
-import { Metrics } from '@app/core';
+import { Metrics } from '@app/nest-wiring';
 import { JobRefusal, QUEUES, QueryAnalysisJob } from '@app/jobs';
 import { TableQuery } from '@app/lance';
 

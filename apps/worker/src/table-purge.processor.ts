@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { PurgeService } from '@app/application';
-import { Metrics } from '@app/core';
+import { Metrics } from '@app/nest-wiring';
 import { QUEUES, TablePurgeJob } from '@app/jobs';
 
 /** How often a worker queues again every pending purge, for jobs Redis lost (it keeps none on disk, say). */

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { jobLockMsFromEnv } from '@app/config';
 import { RequestContext } from '@app/application';
 import { CatalogError, ErrorCode, TransactionStatus } from '@app/catalog';
-import { Metrics } from '@app/core';
+import { Metrics } from '@app/nest-wiring';
 import { Job, UnrecoverableError } from 'bullmq';
 
 /** Statuses after which a transaction's job has nothing left to do. */

@@ -19,7 +19,7 @@ import {
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore } from '@app/event-store';
-import { APP_CONFIG, BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, BullViewRefreshQueue, CREDENTIAL_VENDING, EVENT_STORE, Metrics } from '@app/core';
+import { APP_CONFIG, BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, BullViewRefreshQueue, CREDENTIAL_VENDING, EVENT_STORE, Metrics } from '@app/nest-wiring';
 import { ProjectionRegistry } from '@app/projections';
 import { CredentialVending, Warehouse } from '@app/storage';
 
