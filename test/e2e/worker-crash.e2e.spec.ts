@@ -16,7 +16,8 @@ function bigTable(rows: number, dim: number): arrow.Table {
 
 describe('a worker killed in the middle of an index build or a backfill', () => {
   const dataDir = tempDataDir();
-  const env = { QUEUE_PREFIX: `crash-${Date.now()}`, JOB_LOCK_MS: '1500' };
+  // The backfill's expression repeats a value 20,000 times so that it takes seconds: above the default bound of such counts.
+  const env = { QUEUE_PREFIX: `crash-${Date.now()}`, JOB_LOCK_MS: '1500', SQL_EXPRESSION_MAX_REPEAT: '20000' };
   let apiServer: RunningServer;
   const workers: RunningServer[] = [];
 

@@ -1,4 +1,4 @@
-import { CatalogState, evolve } from '@app/catalog';
+import { CatalogState, foldRecorded } from '@app/catalog';
 import { loadConfigOrExit } from '@app/config';
 import { createEventStore } from '@app/event-store';
 import { digestOf, envelopeOf } from '@app/projections';
@@ -27,8 +27,7 @@ async function main(): Promise<void> {
       const database = recorded.streamId.slice(STREAM_PREFIX.length);
       let state = states.get(database);
       if (!state) states.set(database, (state = new CatalogState()));
-      evolve(state, envelopeOf(recorded));
-      state.revision = recorded.revision;
+      foldRecorded(state, envelopeOf(recorded), config.transactionMemorySeconds * 1000);
       events++;
     }
     if (batch.length < PAGE) break;

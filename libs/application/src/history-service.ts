@@ -1,6 +1,6 @@
-import { CatalogError, ErrorCode, EventMetadata, ObjectId, displayId, invalidInput, sameId } from '@app/catalog';
+import { CatalogError, CatalogState, ErrorCode, EventMetadata, ObjectId, TransactionState, displayId, evolve, invalidInput, sameId } from '@app/catalog';
 import { EventStore, RecordedEvent } from '@app/event-store';
-import { catalogStreamOf } from '@app/projections';
+import { catalogStreamOf, envelopeOf } from '@app/projections';
 import { unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
 
@@ -61,6 +61,21 @@ export class HistoryService {
       throw new CatalogError(ErrorCode.TransactionNotFound, `transaction '${transactionId}' does not exist`);
     }
     return answer;
+  }
+
+  /**
+   * A transaction as its events in the log make it, for one the state has forgotten (see
+   * foldRecorded): they are folded alone into an empty state, which is enough for a transaction's
+   * status and properties. Reads the whole stream: forgotten transactions are old ones.
+   */
+  async transactionFromLog(ctx: RequestContext, transactionId: string): Promise<TransactionState | undefined> {
+    const state = new CatalogState();
+    await this.scan(ctx, (e) => {
+      const mine = (e.metadata as EventMetadata).transactionId === transactionId;
+      if (mine || (e.type === 'TransactionAltered' && (e.data as { transactionId: string }).transactionId === transactionId)) evolve(state, envelopeOf(e));
+      return false;
+    });
+    return state.transaction(transactionId);
   }
 
   private async page(ctx: RequestContext, page: HistoryPage, keep: Filter) {

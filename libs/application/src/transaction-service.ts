@@ -1,4 +1,4 @@
-import { AlterTransactionAction, PropertyLimits, decideAlterTransaction, requireTransaction } from '@app/catalog';
+import { AlterTransactionAction, PropertyLimits, TransactionState, decideAlterTransaction, requireTransaction } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
@@ -8,11 +8,13 @@ export class TransactionService {
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly propertyLimits?: PropertyLimits,
+    /** Finds a transaction the state no longer holds in the log (see foldRecorded). */
+    private readonly fromLog?: (ctx: RequestContext, id: string) => Promise<TransactionState | undefined>,
   ) {}
 
   async describeTransaction(ctx: RequestContext, id: string) {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    const tx = requireTransaction(view, id);
+    const tx = view.transaction(id) ?? (await this.fromLog?.(ctx, id)) ?? requireTransaction(view, id);
     return { status: tx.status, properties: tx.properties };
   }
 

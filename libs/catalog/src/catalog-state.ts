@@ -60,6 +60,24 @@ export class CatalogState implements CatalogStore {
   get tableCount() {
     return this.tables.size;
   }
+  /**
+   * Forgets the transactions that ended before `cutoffMillis` (their events stay in the log, where
+   * history and DescribeTransaction still find them), except those the state refers to: index
+   * builds of live indexes and the last maintenance job of each line. Answers how many it forgot.
+   */
+  forgetTransactionsBefore(cutoffMillis: number): number {
+    const keep = new Set<string>();
+    for (const t of this.tables.values()) {
+      for (const line of [t, ...(t.branches?.values() ?? [])]) {
+        for (const index of line.indexes.values()) keep.add(index.transactionId);
+        if (line.maintenance !== undefined) keep.add(line.maintenance);
+      }
+    }
+    const { table, forgotten } = this.transactions.withoutFinishedBefore(cutoffMillis, keep);
+    if (forgotten > 0) this.transactions = table;
+    return forgotten;
+  }
+
   get transactionCount() {
     return this.transactions.size;
   }

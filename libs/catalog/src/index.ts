@@ -31,3 +31,4 @@ export * from './branch-commands';
 export * from './nested-locations';
 export * from './property-limits';
 export * from './maintenance';
+export * from './fold';

@@ -138,6 +138,22 @@ export class TransactionTable {
     }
   }
 
+  /**
+   * A table without the transactions that ended before `cutoffMillis` (by their start time), but for
+   * those `keep` names; answers it and how many it left out.
+   */
+  withoutFinishedBefore(cutoffMillis: number, keep: ReadonlySet<string>): { table: TransactionTable; forgotten: number } {
+    const table = new TransactionTable();
+    let forgotten = 0;
+    for (const tx of this.values()) {
+      const started = isoMillis(tx.properties.started_at ?? '') ?? Date.parse(tx.properties.started_at ?? '');
+      const finished = tx.status === 'Succeeded' || tx.status === 'Failed' || tx.status === 'Canceled';
+      if (finished && started < cutoffMillis && !keep.has(tx.id)) forgotten++;
+      else table.put(tx);
+    }
+    return { table, forgotten };
+  }
+
   *ids(): IterableIterator<string> {
     for (let slot = 0; slot < this.uuids.size; slot++) yield this.uuids.uuidAt(slot);
     yield* this.otherIdOf;

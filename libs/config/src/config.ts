@@ -91,6 +91,7 @@ const schema = z.object({
   STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
   DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
   DATA_PLANE_PROCESSES: int('DATA_PLANE_PROCESSES', 2, 0, 256),
+  TRANSACTION_MEMORY_SECONDS: int('TRANSACTION_MEMORY_SECONDS', 86_400, 0, 100 * 365 * 86_400),
   MAINTENANCE_PLANNER: bool('MAINTENANCE_PLANNER', true),
   MAINTENANCE_PLAN_DELAY_MS: int('MAINTENANCE_PLAN_DELAY_MS', 2000, 0, 3_600_000),
   MAINTENANCE_SWEEP_SECONDS: int('MAINTENANCE_SWEEP_SECONDS', 600, 1, 86_400 * 7),
@@ -175,6 +176,8 @@ export interface AppConfig {
   dataPlaneProcesses: number;
   /** The resident memory a data-plane process may reach while it runs one operation. */
   dataPlaneMemoryBytes: number;
+  /** How long a finished transaction stays in a process's memory after it started (0: for good); the log keeps it. */
+  transactionMemorySeconds: number;
   /** Table maintenance: the default policy (table and namespace properties override it) and the workers' planner. */
   maintenance: {
     planner: boolean;
@@ -248,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,
+    transactionMemorySeconds: c.TRANSACTION_MEMORY_SECONDS,
     maintenance: {
       planner: c.MAINTENANCE_PLANNER,
       planDelayMs: c.MAINTENANCE_PLAN_DELAY_MS,

@@ -52,7 +52,7 @@ import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINAL
       useFactory: (s: EventStore, c: AppConfig) => {
         const log = new Logger('Snapshots');
         const snapshots = c.snapshotEvery > 0 ? new Snapshots({ dir: c.snapshotDir, every: c.snapshotEvery, log: (m) => log.log(m) }) : undefined;
-        return new ProjectionRegistry(s, snapshots);
+        return new ProjectionRegistry(s, snapshots, c.transactionMemorySeconds * 1000);
       },
     },
     {
@@ -166,8 +166,9 @@ import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINAL
     },
     {
       provide: TransactionService,
-      inject: [CatalogWriter, ProjectionRegistry, APP_CONFIG],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, c: AppConfig) => new TransactionService(w, p, c.inputLimits.properties),
+      inject: [CatalogWriter, ProjectionRegistry, APP_CONFIG, HistoryService],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, c: AppConfig, h: HistoryService) =>
+        new TransactionService(w, p, c.inputLimits.properties, (ctx, id) => h.transactionFromLog(ctx, id)),
     },
     { provide: HistoryService, inject: [EVENT_STORE], useFactory: (s: EventStore) => new HistoryService(s) },
     {

@@ -1,4 +1,4 @@
-import { CatalogEnvelope, CatalogEvent, CatalogState, EventMetadata, evolve } from '@app/catalog';
+import { CatalogEnvelope, CatalogEvent, CatalogState, EventMetadata, foldRecorded } from '@app/catalog';
 import { EventStore, RecordedEvent } from '@app/event-store';
 import { digestSteps } from './canonical-dump';
 import { Snapshots } from './snapshots';
@@ -45,6 +45,8 @@ export class CatalogProjection {
     private readonly store: EventStore,
     readonly database: string,
     private readonly snapshots?: Snapshots,
+    /** How long a finished transaction stays in memory (see foldRecorded); 0: for good. */
+    private readonly transactionMemoryMs = 0,
   ) {
     this.streamId = catalogStreamOf(database);
   }
@@ -175,8 +177,7 @@ export class CatalogProjection {
 
   private apply(envelope: CatalogEnvelope): void {
     if (envelope.revision !== this.current.revision + 1) return;
-    evolve(this.current, envelope);
-    this.current.revision = envelope.revision;
+    foldRecorded(this.current, envelope, this.transactionMemoryMs);
   }
 
   private serialised<T>(work: () => Promise<T>): Promise<T> {

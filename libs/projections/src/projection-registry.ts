@@ -9,12 +9,13 @@ export class ProjectionRegistry {
   constructor(
     private readonly store: EventStore,
     private readonly snapshots?: Snapshots,
+    private readonly transactionMemoryMs = 0,
   ) {}
 
   get(database: string): CatalogProjection {
     let projection = this.projections.get(database);
     if (!projection) {
-      projection = new CatalogProjection(this.store, database, this.snapshots);
+      projection = new CatalogProjection(this.store, database, this.snapshots, this.transactionMemoryMs);
       this.projections.set(database, projection);
     }
     return projection;
