@@ -129,7 +129,8 @@ describe('bad input over every route', () => {
 
     const cases: Case[] = [];
     for (const { method, template } of operations) {
-      if (['/healthz', '/readyz', '/metrics', '/openapi.json'].includes(template)) continue;
+      // The console's page holds no data and reads no input.
+      if (['/healthz', '/readyz', '/metrics', '/openapi.json', '/ui'].includes(template)) continue;
       const isRead = accessOf(method, template.replace(/\{(\w+)\}/g, ':$1')) === 'read';
       const withBody = method === 'POST';
       if (template.includes('{')) {

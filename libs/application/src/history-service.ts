@@ -78,6 +78,20 @@ export class HistoryService {
     return state.transaction(transactionId);
   }
 
+  /**
+   * A window of the database's whole log, oldest first: the `limit` events before revision
+   * `before` (by default the newest ones), read straight from the stream whatever its length.
+   * `before` in the answer is what to pass for the window before this one; null at the start.
+   */
+  async databaseHistory(ctx: RequestContext, window: { before?: number; limit: number }) {
+    const stream = catalogStreamOf(ctx.database);
+    const head = await unavailableAs503(() => this.store.streamRevision(stream));
+    const end = Math.min(window.before ?? head + 1, head + 1);
+    const from = Math.max(0, end - window.limit);
+    const batch = end > from ? await unavailableAs503(() => this.store.readStream(stream, { fromRevision: from, maxCount: end - from })) : [];
+    return { events: batch.map(historyEntry), head, before: from > 0 ? from : null };
+  }
+
   private async page(ctx: RequestContext, page: HistoryPage, keep: Filter) {
     let from = 0;
     if (page.pageToken !== undefined) {
@@ -114,7 +128,10 @@ export class HistoryService {
   }
 }
 
-function historyEntry(e: RecordedEvent) {
+export type HistoryEntry = ReturnType<typeof historyEntry>;
+
+/** An event as the history routes answer it. */
+export function historyEntry(e: RecordedEvent) {
   const m = e.metadata as EventMetadata;
   return {
     revision: e.revision,

@@ -6,6 +6,7 @@ export * from './version-service';
 export * from './batch-commit-service';
 export * from './transaction-service';
 export * from './history-service';
+export * from './live-history';
 export * from './version-json';
 export * from './data-service';
 export * from './data-change-handoff';

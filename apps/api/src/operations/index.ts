@@ -1,4 +1,5 @@
 import { BRANCH_OPERATIONS } from './branch.operations';
+import { CONSOLE_EXTENSIONS } from './console.extensions';
 import { DATA_OPERATIONS } from './data.operations';
 import { ENTERPRISE_EXTENSIONS } from './enterprise.extensions';
 import { HISTORY_EXTENSIONS } from './history.extensions';
@@ -33,4 +34,5 @@ export const OPERATIONS: readonly Entry[] = [
   ...HISTORY_EXTENSIONS,
   ...MAINTENANCE_EXTENSIONS,
   ...ENTERPRISE_EXTENSIONS,
+  ...CONSOLE_EXTENSIONS,
 ];
