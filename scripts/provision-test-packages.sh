@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, the system programs the test suites run when they are missing:
-# nginx (the cluster tests' balancer), Chromium (the page tests), OpenStack Swift with memcached
-# (the S3 server of the object-store tests), and Ceph's monitor, OSD and RADOS Gateway (the S3
-# server with STS and conditional PUTs). Needs root, or sudo without a password.
+# Redis and PostgreSQL (each test run starts its own, test/support/services.js), nginx (the cluster
+# tests' balancer), Chromium (the page tests), OpenStack Swift with memcached (the S3 server of the
+# object-store tests), and Ceph's monitor, OSD and RADOS Gateway (the S3 server with STS and
+# conditional PUTs). Needs root, or sudo without a password.
 set -euo pipefail
 
 missing=()
+# A Redis or PostgreSQL of the developer's own (TEST_REDIS_URL, PG_TEST_URL) needs neither installed.
+[ -n "${TEST_REDIS_URL:-}" ] || command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+[ -n "${PG_TEST_URL:-}" ] || compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 for p in swift-proxy swift-object swift-container swift-account; do

@@ -74,6 +74,22 @@ describe('faults', () => {
     }
   }, 120_000);
 
+  it('starts without Redis saying in one line how to get one, serves the catalog, and stops on SIGTERM', async () => {
+    const server = await startServer({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } });
+    try {
+      await waitFor(async () => server.output(), (output) => output.includes('Redis does not answer'), 10_000);
+      expect((await new Api(server.url).post('/v1/namespace/no_redis/create', {})).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 2000));
+      const hints = server.output().split('\n').filter((line) => line.includes('Redis does not answer'));
+      expect(hints).toEqual([expect.stringContaining('Start one with `redis-server`')]);
+      // BullMQ's own printing of every reconnection's error is not there.
+      expect(server.output()).not.toMatch(/^Error: connect ECONNREFUSED/m);
+    } finally {
+      await server.stop();
+    }
+    expect(server.process.exitCode).toBe(0);
+  });
+
   it('answers 503 code 17 and reports not ready while the event store cannot be reached', async () => {
     const port = await freePort();
     const server = await startServer({ entry: 'api', env: { EVENT_STORE: `esdb://127.0.0.1:${port}?tls=false` } });

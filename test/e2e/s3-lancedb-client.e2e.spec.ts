@@ -135,6 +135,24 @@ describe('the lancedb client with the warehouse on S3 (Swift)', () => {
     expect((await api.post('/v1/table/shop%24items/count_rows', {})).body).toBe(140);
   });
 
+  it('commits a version whose final manifest a replica killed mid-commit left unrecorded, once that copy is older than the grace period', async () => {
+    const declared = await api.post('/v1/table/shop%24orphaned/declare', {});
+    const key = (declared.body.location as string).slice(`s3://${BUCKET}/`.length);
+    // What a replica killed between its copy and its append leaves: a final manifest no version record names.
+    await put(`${key}/_versions/${finalName(1)}`, randomBytes(250));
+    const ours = randomBytes(250);
+    const staging = `${key}/_versions/${finalName(1)}-${randomUUID()}`;
+    await put(staging, ours);
+    const commit = () => api.post('/v1/table/shop%24orphaned/version/create', { version: 1, manifest_path: staging, naming_scheme: 'V2' });
+    // Young, the copy may be a racing commit's about to be recorded.
+    const young = await commit();
+    expect([young.status, young.body.code]).toEqual([409, 14]);
+    const committed = await waitFor(commit, (r) => r.status !== 409, 10_000);
+    expect(committed.status).toBe(200);
+    expect((await bytesOf(`${key}/_versions/${finalName(1)}`)).equals(ours)).toBe(true);
+    expect((await api.post('/v1/table/shop%24orphaned/version/list', {})).body.versions.map((v: { version: number }) => v.version)).toEqual([1]);
+  });
+
   it('gives racing version/create calls from two API processes exactly one winner, whose manifest the final object holds', async () => {
     const other = await startServer({ entry: 'api', dataDir: server.dataDir, env: s3Env() });
     try {

@@ -86,7 +86,7 @@ describe('the purge of dropped tables', () => {
     expect((await api.post('/v1/table/s%24t/drop', {})).status).toBe(200);
     await api1.stop();
     // Redis loses every job of this deployment (as one that keeps nothing on disk does on a restart).
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = new Redis(process.env.REDIS_URL!);
     const keys = await redis.keys(`${queuePrefix}:*`);
     expect(keys.length).toBeGreaterThan(0);
     await redis.del(...keys);

@@ -1,6 +1,9 @@
+import { Queue } from 'bullmq';
+import { QUEUES, redisConnection } from '@app/jobs';
 import { Api } from '../support/http';
 import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
+import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
 
 describe('asynchronous index builds (API and worker in one process)', () => {
   let server: RunningServer;
@@ -159,5 +162,80 @@ describe('index builds with the worker in a separate process', () => {
     );
     const refused = await api.post(`/v1/transaction/${canceled.body.transaction_id}/alter`, { actions: [{ setStatusAction: { status: 'Running' } }] });
     expect([refused.status, refused.body.code]).toEqual([409, 19]);
+  });
+});
+
+describe('a worker whose catalog API is away', () => {
+  const dataDir = tempDataDir();
+  const env = { QUEUE_PREFIX: `away-${Date.now()}`, JOB_UNAVAILABLE_HORIZON_SECONDS: '20', JOB_UNAVAILABLE_BASE_DELAY_MS: '200' };
+  let apiServer: RunningServer;
+  let worker: RunningServer;
+  let catalog: TcpProxy;
+  let api: Api;
+  let queue: Queue;
+  const describeTx = (id: string) => api.post(`/v1/transaction/${id}/describe`, {}).then((r) => r.body);
+  const settled = (id: string, ms: number) => waitFor(() => describeTx(id), (tx) => ['Succeeded', 'Failed', 'Canceled'].includes(tx.status), ms);
+  const runningRecords = async (id: string) =>
+    (await api.get(`/v1/history/transaction/${id}`)).body.events.filter((e: any) => e.data.status === 'Running').length;
+
+  beforeAll(async () => {
+    apiServer = await startServer({ dataDir, entry: 'api', env });
+    api = new Api(apiServer.url);
+    await api.send('POST', '/v1/table/away/create', arrowStream(sampleTable(0, 300)), ARROW_STREAM);
+    // The worker's CATALOG_URL: a port with nothing listening until the proxy there is restored.
+    catalog = await startTcpProxy(Number(new URL(apiServer.url).port));
+    await catalog.cut();
+    worker = await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: `http://127.0.0.1:${catalog.port}` } });
+    queue = new Queue(QUEUES.indexBuilds, { connection: redisConnection(process.env.REDIS_URL!), prefix: env.QUEUE_PREFIX });
+  });
+  afterAll(async () => {
+    await queue?.close();
+    await worker?.stop();
+    await catalog?.close();
+    await apiServer?.stop();
+  });
+
+  it('waits for its catalog API, saying so in the transaction, and builds the index once the API answers', async () => {
+    const queued = await api.post('/v1/table/away/create_index', { column: 'id', index_type: 'BTREE', name: 'id_idx' });
+    const id = queued.body.transaction_id as string;
+    const waiting = await waitFor(() => describeTx(id), (tx) => tx.properties.waiting_reason !== undefined, 30_000);
+    expect(waiting.status).toBe('Running');
+    expect(waiting.properties.waiting_reason).toMatch(/the catalog API is unreachable/);
+    expect(Date.parse(waiting.properties.waiting_since)).toBeLessThanOrEqual(Date.parse(waiting.properties.next_attempt_at));
+    // Still waiting a while later, after several attempts.
+    await new Promise((r) => setTimeout(r, 4000));
+    const later = await waitFor(() => describeTx(id), (tx) => tx.properties.waiting_reason !== undefined, 10_000);
+    expect(later.status).toBe('Running');
+    expect(later.properties.waiting_since).toBe(waiting.properties.waiting_since);
+    expect(Date.parse(later.properties.next_attempt_at)).toBeGreaterThan(Date.parse(waiting.properties.next_attempt_at));
+
+    await catalog.restore();
+    const done = await settled(id, 30_000);
+    expect(done.status).toBe('Succeeded');
+    expect(Object.keys(done.properties).filter((k) => /^waiting_|^next_attempt/.test(k))).toEqual([]);
+    // Waits are not attempts: the job ran once, as BullMQ counts.
+    expect((await queue.getJob(id))?.attemptsMade).toBe(1);
+  });
+
+  it('fails a build whose catalog API never comes back once the horizon has passed, saying why', async () => {
+    await catalog.cut();
+    const started = Date.now();
+    const queued = await api.post('/v1/table/away/create_scalar_index', { column: 'category', index_type: 'BITMAP', name: 'category_idx' });
+    const failed = await settled(queued.body.transaction_id, 60_000);
+    expect(failed.status).toBe('Failed');
+    expect(failed.properties.reason).toMatch(/the catalog API is unreachable.*gave up after waiting 2\d s/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20_000);
+  }, 90_000);
+
+  it('fails a build Lance refuses after exactly one attempt', async () => {
+    await catalog.restore();
+    // k-means cannot make more partitions than the table has rows.
+    const queued = await api.post('/v1/table/away/create_index', { column: 'vector', index_type: 'IVF_PQ', name: 'too_many', num_partitions: 1000, num_sub_vectors: 2 });
+    const id = queued.body.transaction_id as string;
+    const failed = await settled(id, 30_000);
+    expect(failed.status).toBe('Failed');
+    expect(failed.properties.reason.length).toBeGreaterThan(0);
+    expect((await queue.getJob(id))?.attemptsMade).toBe(1);
+    expect(await runningRecords(id)).toBe(1);
   });
 });

@@ -1,7 +1,10 @@
 import { Client } from 'pg';
 
-/** The PostgreSQL server the tests use (a maintenance database on it is where test databases are made). */
-export const PG_TEST_URL = process.env.PG_TEST_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+/**
+ * The PostgreSQL server the tests use (a maintenance database on it is where test databases are
+ * made): the test run's own, or the one PG_TEST_URL names (test/support/global-setup.js).
+ */
+export const PG_TEST_URL = process.env.PG_TEST_URL!;
 
 export interface TestDatabase {
   url: string;

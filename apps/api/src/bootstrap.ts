@@ -10,6 +10,7 @@ import { CatalogError } from '@app/catalog';
 import type { Logger as PinoLogger } from 'pino';
 import { JsonLogger, Metrics, accessLog, createLogger } from '@app/nest-wiring';
 import { redactedUrl } from '@app/event-store';
+import { noRedisHint, redisAnswers } from '@app/jobs';
 import { ApiModule } from './api.module';
 import { installAuth } from './auth/auth.hooks';
 import { installRateLimit } from './auth/rate-limit';
@@ -179,5 +180,7 @@ export async function listen(app: NestFastifyApplication, config: AppConfig): Pr
         : `no authentication configured and ALLOW_UNAUTHENTICATED_NETWORK=true: anyone who reaches ${config.host}:${port} may do anything`,
     );
   }
+  // Not awaited: the server serves whether Redis answers or not.
+  void redisAnswers(config.redisUrl).then((answers) => answers || log.warn(noRedisHint(redactedUrl(config.redisUrl))));
   return `http://${host}:${port}`;
 }

@@ -1,12 +1,14 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job } from 'bullmq';
 import { TableLine } from '@app/catalog';
-import { BackfillService } from '@app/application';
+import { BackfillService, TransactionService } from '@app/application';
 import { ColumnBackfillJob, QUEUES } from '@app/jobs';
-import { lockOptions, recordFailedAttempt, runOneCallJob, timedJob, workerContext } from './transaction-jobs';
+import { lockOptions, recordFailedAttempt, OneCallJob, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /**
  * Fills one computed column per job (AlterTableBackfillColumns), with Lance's refresh of the rows
@@ -15,13 +17,14 @@ import { lockOptions, recordFailedAttempt, runOneCallJob, timedJob, workerContex
  * column's own expression) and the transaction Canceled.
  */
 @Processor(QUEUES.columnBackfills, lockOptions())
-export class ColumnBackfillProcessor extends WorkerHost implements OnModuleInit {
+export class ColumnBackfillProcessor extends JobProcessor implements OnModuleInit {
   private readonly logger = new Logger('column-backfills');
 
   constructor(
     private readonly backfills: BackfillService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly transactions: TransactionService,
   ) {
     super();
   }
@@ -30,27 +33,27 @@ export class ColumnBackfillProcessor extends WorkerHost implements OnModuleInit 
     this.worker.concurrency = this.config.workerConcurrency;
   }
 
-  process(job: Job<ColumnBackfillJob>): Promise<string> {
+  process(job: Job<ColumnBackfillJob>, token?: string): Promise<string> {
     const ctx = workerContext(job.data.database);
     const { transactionId, column, table, branch } = job.data;
     // The table as the last look at the transaction found it.
     let found: TableLine | undefined;
-    return timedJob(this.metrics, 'column-backfill', () =>
-      runOneCallJob(job, {
-        status: async () => {
-          const now = await this.backfills.jobOf(ctx, table, transactionId, branch);
-          found = now.table;
-          return now.status;
-        },
-        setStatus: (status, properties) => this.backfills.setStatus(ctx, transactionId, status, properties),
-        work: async () => {
-          this.logger.log(`column backfill started: '${column}' of ${table.join('/')} (transaction ${transactionId}, attempt ${job.attemptsMade + 1})`);
-          const filled = await this.backfills.fill(ctx, found!, column);
-          this.logger.log(`column backfill done: ${filled.rowsFilled} rows of '${column}' (transaction ${transactionId})`);
-          return { rows_filled: String(filled.rowsFilled), table_version: String(filled.version) };
-        },
-      }),
-    );
+    const attempts = transactionAttempts(job, 'filling the column', this.config, this.transactions, this.logger);
+    const steps: OneCallJob = {
+      status: async () => {
+        const now = await this.backfills.jobOf(ctx, table, transactionId, branch);
+        found = now.table;
+        return now.status;
+      },
+      setStatus: (status, properties) => this.backfills.setStatus(ctx, transactionId, status, properties),
+      work: async () => {
+        this.logger.log(`column backfill started: '${column}' of ${table.join('/')} (transaction ${transactionId}, attempt ${job.attemptsMade + 1})`);
+        const filled = await this.backfills.fill(ctx, found!, column);
+        this.logger.log(`column backfill done: ${filled.rowsFilled} rows of '${column}' (transaction ${transactionId})`);
+        return { rows_filled: String(filled.rowsFilled), table_version: String(filled.version) };
+      },
+    };
+    return timedJob(this.metrics, 'column-backfill', () => runAttempt(job, token, () => runOneCallJob(job, steps), attempts));
   }
 
   @OnWorkerEvent('failed')

@@ -1,24 +1,27 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/nest-wiring';
-import { Job, UnrecoverableError } from 'bullmq';
-import { CatalogError, ErrorCode, IndexType, lineLocation } from '@app/catalog';
-import { DataService, IndexService, RequestContext } from '@app/application';
+import { Job } from 'bullmq';
+import { IndexType, lineLocation } from '@app/catalog';
+import { DataService, IndexService, RequestContext, TransactionService } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
-import { FINAL_STATUSES, lockOptions, recordFailedAttempt, timedJob, workerContext } from './transaction-jobs';
+import { FINAL_STATUSES, goneUnlessUnavailable, lockOptions, recordFailedAttempt, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /** How often a running HNSW build looks for its transaction being canceled. */
 const CANCEL_CHECK_MS = 1000;
 
 /**
  * Builds one index per job. The transaction is the source of truth: a canceled or finished
- * transaction is skipped, a crash leaves the job to BullMQ's stalled-job retry, and the last failed
- * attempt marks the transaction Failed with the reason.
+ * transaction is skipped, a crash leaves the job to BullMQ's stalled-job retry, an unavailable
+ * service is waited out (runAttempt), and a refusal or the last failed attempt marks the
+ * transaction Failed with the reason.
  */
 @Processor(QUEUES.indexBuilds, lockOptions())
-export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
+export class IndexBuildProcessor extends JobProcessor implements OnModuleInit {
   private readonly logger = new Logger('index-builds');
 
   constructor(
@@ -26,6 +29,7 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     private readonly data: DataService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly transactions: TransactionService,
   ) {
     super();
   }
@@ -34,15 +38,16 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
     this.worker.concurrency = this.config.workerConcurrency;
   }
 
-  process(job: Job<IndexBuildJob>): Promise<string> {
-    return timedJob(this.metrics, 'index-build', () => this.build(job));
+  process(job: Job<IndexBuildJob>, token?: string): Promise<string> {
+    const attempts = transactionAttempts(job, 'building the index', this.config, this.transactions, this.logger);
+    return timedJob(this.metrics, 'index-build', () => runAttempt(job, token, () => this.build(job), attempts));
   }
 
   private async build(job: Job<IndexBuildJob>): Promise<string> {
     const ctx = contextOf(job.data);
-    const build = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch).catch((e) => {
-      throw new UnrecoverableError(`the index request is gone: ${(e as Error).message}`);
-    });
+    const build = await this.indexes
+      .buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch)
+      .catch(goneUnlessUnavailable('the index request is gone'));
     if (FINAL_STATUSES.has(build.status)) return `skipped: transaction is ${build.status}`;
     await this.indexes.setStatus(ctx, job.data.transactionId, 'Running', {
       started_at: new Date().toISOString(),
@@ -83,9 +88,6 @@ export class IndexBuildProcessor extends WorkerHost implements OnModuleInit {
         this.logger.log(`index build stopped: transaction ${job.data.transactionId} was canceled while '${build.index.name}' was being built`);
         return await this.dropCanceled(ctx, job.data, 'canceled during the build; the build was stopped');
       }
-      if (e instanceof CatalogError && e.code !== ErrorCode.ServiceUnavailable) throw new UnrecoverableError(e.message);
-      // Lance refusing the request itself will refuse it again: retrying only delays the answer.
-      if (e instanceof Error && /schema error|invalid user input|invalid input|not supported/i.test(e.message)) throw new UnrecoverableError(e.message);
       throw e;
     } finally {
       table.close();

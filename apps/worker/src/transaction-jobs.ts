@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { jobLockMsFromEnv } from '@app/config';
-import { RequestContext } from '@app/application';
-import { CatalogError, ErrorCode, TransactionStatus } from '@app/catalog';
+import { AppConfig, jobLockMsFromEnv } from '@app/config';
+import { RequestContext, TransactionService, jobFailure } from '@app/application';
+import { TransactionStatus } from '@app/catalog';
 import { Metrics } from '@app/nest-wiring';
 import { Job, UnrecoverableError } from 'bullmq';
+import { AttemptOptions, isWait } from './unavailable-waits';
 
 /** Statuses after which a transaction's job has nothing left to do. */
 export const FINAL_STATUSES = new Set(['Succeeded', 'Failed', 'Canceled']);
@@ -35,9 +36,42 @@ export async function timedJob(metrics: Metrics, type: string, work: () => Promi
     stop({ outcome: outcome.split(':')[0] });
     return outcome;
   } catch (e) {
-    stop({ outcome: 'failed' });
+    stop({ outcome: isWait(e) ? 'waiting' : 'failed' });
     throw e;
   }
+}
+
+/**
+ * How a transaction's job runs its attempts (see runAttempt): each wait for an unavailable service
+ * is logged and said in the transaction's properties (`waiting_reason`, `waiting_since`,
+ * `next_attempt_at`), through the same writer that records its statuses.
+ */
+export function transactionAttempts(
+  job: Job<{ database: string; transactionId: string }>,
+  what: string,
+  config: AppConfig,
+  transactions: TransactionService,
+  logger: Logger,
+): AttemptOptions {
+  const { database, transactionId } = job.data;
+  return {
+    settings: config.jobUnavailable,
+    what,
+    onWait: async (reason, since, nextAttemptAt) => {
+      logger.warn(`${what} (transaction ${transactionId}) waits until ${nextAttemptAt.toISOString()}: ${reason}`);
+      await transactions
+        .recordWaiting(workerContext(database), transactionId, { reason, since, nextAttemptAt })
+        .catch((e) => logger.warn(`could not record that transaction ${transactionId} waits: ${(e as Error).message}`));
+    },
+  };
+}
+
+/** A lookup of the job's own records failed: gone for good, unless what failed was reaching them. */
+export function goneUnlessUnavailable(what: string): (e: unknown) => never {
+  return (e) => {
+    if (jobFailure(e, what).kind === 'unavailable') throw e;
+    throw new UnrecoverableError(`${what}: ${(e as Error).message}`);
+  };
 }
 
 /** What a job whose work is one call, not to be stopped once begun (a backfill, a view refresh), does at each step. */
@@ -49,28 +83,16 @@ export interface OneCallJob {
   work(): Promise<Record<string, string>>;
 }
 
-/** Lance refusing the request itself: a retry would be refused again. */
-const REFUSED = /invalid input|not computed|not found|schema error|stable row id/i;
-
 /**
  * Such a job's life: skipped when its transaction is already final (canceled while queued), Running
  * while it works, then Succeeded, or Canceled (keeping what the work wrote) when a cancel came
- * meanwhile. A refusal is not retried; anything else is left to BullMQ's attempts.
+ * meanwhile. What a failure means (a refusal, a wait) is runAttempt's to say.
  */
 export async function runOneCallJob(job: Job, steps: OneCallJob): Promise<string> {
-  const before = await steps.status().catch((e) => {
-    throw new UnrecoverableError(`the job's table or transaction is gone: ${(e as Error).message}`);
-  });
+  const before = await steps.status().catch(goneUnlessUnavailable("the job's table or transaction is gone"));
   if (FINAL_STATUSES.has(before)) return `skipped: transaction is ${before}`;
   await steps.setStatus('Running', { started_at: new Date().toISOString(), attempt: String(job.attemptsMade + 1) });
-  let outcome: Record<string, string>;
-  try {
-    outcome = await steps.work();
-  } catch (e) {
-    if (e instanceof CatalogError && e.code !== ErrorCode.ServiceUnavailable) throw new UnrecoverableError(e.message);
-    if (e instanceof Error && REFUSED.test(e.message)) throw new UnrecoverableError(e.message);
-    throw e;
-  }
+  const outcome = await steps.work();
   const canceled = (await steps.status()) === 'Canceled';
   await steps.setStatus(canceled ? 'Canceled' : 'Succeeded', { ...outcome, finished_at: new Date().toISOString() });
   return canceled ? 'canceled: what the work wrote before the cancel stays' : 'done';

@@ -1,12 +1,14 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job } from 'bullmq';
 import { TableState } from '@app/catalog';
-import { MaterializedViewService } from '@app/application';
+import { MaterializedViewService, TransactionService } from '@app/application';
 import { QUEUES, ViewRefreshJob } from '@app/jobs';
-import { lockOptions, recordFailedAttempt, runOneCallJob, timedJob, workerContext } from './transaction-jobs';
+import { lockOptions, recordFailedAttempt, OneCallJob, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { runAttempt } from './unavailable-waits';
+import { JobProcessor } from './job-processor';
 
 /**
  * Refreshes one materialized view per job (RefreshMaterializedView), with lancedb's own refresh:
@@ -14,13 +16,14 @@ import { lockOptions, recordFailedAttempt, runOneCallJob, timedJob, workerContex
  * build's life (see runOneCallJob).
  */
 @Processor(QUEUES.viewRefreshes, lockOptions())
-export class ViewRefreshProcessor extends WorkerHost implements OnModuleInit {
+export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
   private readonly logger = new Logger('view-refreshes');
 
   constructor(
     private readonly views: MaterializedViewService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly transactions: TransactionService,
   ) {
     super();
   }
@@ -29,26 +32,26 @@ export class ViewRefreshProcessor extends WorkerHost implements OnModuleInit {
     this.worker.concurrency = this.config.workerConcurrency;
   }
 
-  process(job: Job<ViewRefreshJob>): Promise<string> {
+  process(job: Job<ViewRefreshJob>, token?: string): Promise<string> {
     const ctx = workerContext(job.data.database);
     const { transactionId, table } = job.data;
     // The table as the last look at the transaction found it.
     let found: TableState | undefined;
-    return timedJob(this.metrics, 'view-refresh', () =>
-      runOneCallJob(job, {
-        status: async () => {
-          const now = await this.views.jobOf(ctx, table, transactionId);
-          found = now.table;
-          return now.status;
-        },
-        setStatus: (status, properties) => this.views.setStatus(ctx, transactionId, status, properties),
-        work: async () => {
-          const done = await this.views.refresh(ctx, found!, job.data.sourceVersion);
-          this.logger.log(`view refresh done: ${table.join('/')} ${done.mode}, ${done.rowsWritten} rows (transaction ${transactionId})`);
-          return { mode: done.mode, rows_written: String(done.rowsWritten), source_version: String(done.sourceVersion), view_version: String(done.version) };
-        },
-      }),
-    );
+    const attempts = transactionAttempts(job, 'refreshing the view', this.config, this.transactions, this.logger);
+    const steps: OneCallJob = {
+      status: async () => {
+        const now = await this.views.jobOf(ctx, table, transactionId);
+        found = now.table;
+        return now.status;
+      },
+      setStatus: (status, properties) => this.views.setStatus(ctx, transactionId, status, properties),
+      work: async () => {
+        const done = await this.views.refresh(ctx, found!, job.data.sourceVersion);
+        this.logger.log(`view refresh done: ${table.join('/')} ${done.mode}, ${done.rowsWritten} rows (transaction ${transactionId})`);
+        return { mode: done.mode, rows_written: String(done.rowsWritten), source_version: String(done.sourceVersion), view_version: String(done.version) };
+      },
+    };
+    return timedJob(this.metrics, 'view-refresh', () => runAttempt(job, token, () => runOneCallJob(job, steps), attempts));
   }
 
   @OnWorkerEvent('failed')

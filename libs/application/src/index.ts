@@ -11,6 +11,8 @@ export * from './version-json';
 export * from './data-service';
 export * from './data-change-handoff';
 export * from './lance-errors';
+export * from './job-failures';
+export * from './transaction-status';
 export * from './create-table-service';
 export * from './transaction-job-queue.port';
 export * from './backfill-service';

@@ -2,6 +2,7 @@ import { AlterTransactionAction, PropertyLimits, TransactionState, decideAlterTr
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
+import { TransactionWaiting, recordTransactionWaiting } from './transaction-status';
 
 export class TransactionService {
   constructor(
@@ -24,5 +25,10 @@ export class TransactionService {
       result: () => undefined,
     }));
     return this.describeTransaction(ctx, id);
+  }
+
+  /** A worker's job waits for a service that is unavailable: the transaction says why, and until when. */
+  recordWaiting(ctx: RequestContext, id: string, waiting: TransactionWaiting): Promise<void> {
+    return recordTransactionWaiting(this.writer, ctx, id, waiting);
   }
 }

@@ -73,6 +73,8 @@ const schema = z.object({
   INDEX_BUILD_ATTEMPTS: int('INDEX_BUILD_ATTEMPTS', 3, 1, 100),
   WORKER_CONCURRENCY: int('WORKER_CONCURRENCY', 1, 1, 64),
   JOB_LOCK_MS: int('JOB_LOCK_MS', 30_000, 500, 3_600_000),
+  JOB_UNAVAILABLE_HORIZON_SECONDS: int('JOB_UNAVAILABLE_HORIZON_SECONDS', 600, 0, 7 * 24 * 3600),
+  JOB_UNAVAILABLE_BASE_DELAY_MS: int('JOB_UNAVAILABLE_BASE_DELAY_MS', 1000, 10, 600_000),
   ANALYZE_TIMEOUT_MS: int('ANALYZE_TIMEOUT_MS', 30_000, 100, 3_600_000),
   TABLE_CACHE_SIZE: int('TABLE_CACHE_SIZE', 256, 0, 100_000),
   HNSW_CACHE_SIZE: int('HNSW_CACHE_SIZE', 8, 1, 10_000),
@@ -156,6 +158,11 @@ export interface AppConfig {
   analyzeTimeoutMs: number;
   /** How long a job stays claimed without a heartbeat before another worker may take it over. */
   jobLockMs: number;
+  /**
+   * A job that finds a service it needs unavailable (code 17) waits, its delays doubling from
+   * `baseDelayMs` with jitter, and fails once `horizonMs` have passed.
+   */
+  jobUnavailable: { horizonMs: number; baseDelayMs: number };
   /** How many managed tables a process keeps open for its own reads and writes (0: open per request). */
   tableCacheSize: number;
   /** HNSW graphs (with their tables' live row ids) each process keeps loaded. */
@@ -241,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerConcurrency: c.WORKER_CONCURRENCY,
     analyzeTimeoutMs: c.ANALYZE_TIMEOUT_MS,
     jobLockMs: c.JOB_LOCK_MS,
+    jobUnavailable: { horizonMs: c.JOB_UNAVAILABLE_HORIZON_SECONDS * 1000, baseDelayMs: c.JOB_UNAVAILABLE_BASE_DELAY_MS },
     tableCacheSize: c.TABLE_CACHE_SIZE,
     hnswCacheSize: c.HNSW_CACHE_SIZE,
     auth,

@@ -26,6 +26,7 @@ describe('configuration', () => {
       contextMaxBytes: 8 * 1024,
       jsonMaxDepth: 64,
     });
+    expect(c.jobUnavailable).toEqual({ horizonMs: 600_000, baseDelayMs: 1000 });
   });
 
   it('reads the input limits', () => {
@@ -70,7 +71,10 @@ describe('configuration', () => {
       SNAPSHOT_EVERY: '0',
       SNAPSHOT_DIR: '/tmp/snaps',
       HNSW_CACHE_SIZE: '2',
+      JOB_UNAVAILABLE_HORIZON_SECONDS: '20',
+      JOB_UNAVAILABLE_BASE_DELAY_MS: '200',
     });
+    expect(c.jobUnavailable).toEqual({ horizonMs: 20_000, baseDelayMs: 200 });
     expect(c).toMatchObject({ snapshotEvery: 0, snapshotDir: '/tmp/snaps', hnswCacheSize: 2 });
     expect(c).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/tmp/x', warehouse: '/tmp/wh', managedVersioning: false, bodyLimit: 2048 });
     expect(c.rateLimit).toEqual({ max: 100, windowMs: 1000 });
@@ -119,6 +123,8 @@ describe('configuration', () => {
     ['PROPERTIES_MAX_COUNT', '-1'],
     ['CONTEXT_MAX_BYTES', '1'],
     ['JSON_MAX_DEPTH', '0'],
+    ['JOB_UNAVAILABLE_HORIZON_SECONDS', 'forever'],
+    ['JOB_UNAVAILABLE_BASE_DELAY_MS', '0'],
     ['HOST', '0.0.0.0'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

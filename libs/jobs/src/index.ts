@@ -1,1 +1,2 @@
 export * from './queues';
+export * from './redis-check';

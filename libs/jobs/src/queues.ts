@@ -12,8 +12,22 @@ export const QUEUES = {
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
+/**
+ * A job waiting out an unavailable service: since when (epoch ms) and how many waits so far. Kept in
+ * the job's data, so whichever worker takes the job next goes on with the same wait.
+ */
+export interface UnavailableWait {
+  since: number;
+  waits: number;
+}
+
+/** Every job may be waiting for a service. */
+export interface WaitingJob {
+  waiting?: UnavailableWait;
+}
+
 /** What a worker needs to build one index: the rest is in the catalog, under the transaction. */
-export interface IndexBuildJob {
+export interface IndexBuildJob extends WaitingJob {
   database: string;
   transactionId: string;
   table: string[];
@@ -23,7 +37,7 @@ export interface IndexBuildJob {
 }
 
 /** What a worker needs to fill a computed column: the rest is in the catalog, under the transaction. */
-export interface ColumnBackfillJob {
+export interface ColumnBackfillJob extends WaitingJob {
   database: string;
   transactionId: string;
   table: string[];
@@ -33,7 +47,7 @@ export interface ColumnBackfillJob {
 }
 
 /** What a worker needs to refresh a materialized view: the rest is in the view's own definition. */
-export interface ViewRefreshJob {
+export interface ViewRefreshJob extends WaitingJob {
   database: string;
   transactionId: string;
   table: string[];
@@ -41,7 +55,7 @@ export interface ViewRefreshJob {
 }
 
 /** One maintenance job on one table line: the rest is in the catalog, under the transaction. */
-export interface TableMaintenanceJob {
+export interface TableMaintenanceJob extends WaitingJob {
   database: string;
   transactionId: string;
   table: string[];
@@ -53,17 +67,19 @@ export interface TableMaintenanceJob {
 }
 
 /** Deletes a dropped table's files once its retention has passed: the rest is in the catalog's pending purge. */
-export interface TablePurgeJob {
+export interface TablePurgeJob extends WaitingJob {
   database: string;
   tableUuid: string;
 }
 
 /** AnalyzeTableQueryPlan runs the query on a worker; the API waits for the answer. */
-export interface QueryAnalysisJob {
+export interface QueryAnalysisJob extends WaitingJob {
   database: string;
   table: string[];
   version?: number;
   query: Record<string, unknown>;
+  /** When (epoch ms) the API stops waiting for the answer: no attempt starts after it. */
+  answerBy?: number;
 }
 
 /** A refusal travels back from a worker as JSON in the failure message, keeping its Lance code. */

@@ -10,7 +10,8 @@ import { checkStoredManifest } from './stored-manifests';
  * records nothing. In one process two commits of one version never both copy (the writer decides
  * them one after the other), but two replicas can both find the version free: then
  *
- * - a final manifest already there with other content refuses the commit (409) without copying;
+ * - a final manifest already there with other content refuses the commit (409) without copying,
+ *   unless it is older than `graceMs`: a copy whose process died before recording it, replaced;
  * - the winner checks, once its version is recorded and again after `graceMs`, that the final
  *   object is the one it copied, and copies its staging manifest again if a loser overwrote it;
  *   only then is its staging manifest removed;
@@ -41,7 +42,10 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
       if (await this.sameContent(staging, stagingInfo, final, finalInfo)) {
         return { path: final, staging, size: finalInfo.size, eTag: finalInfo.eTag, created: false };
       }
-      throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
+      if (!this.abandoned(finalInfo)) {
+        throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
+      }
+      this.onError(`replacing ${final}: a copy made ${Math.round((Date.now() - finalInfo.modifiedMillis) / 1000)} s ago whose commit was never recorded`);
     }
     const copied = await files.copy(staging, final);
     const manifest = { path: final, staging, size: copied.size, eTag: copied.eTag, created: true };
@@ -78,6 +82,17 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     if (recordedByAnother) return this.restoreWinner(manifest, recordedSize).catch((e) => this.onError(`restoring ${manifest.path}: ${String(e)}`));
     const info = await this.warehouse.files.head(manifest.path).catch(() => undefined);
     if (info && info.eTag === manifest.eTag) await this.warehouse.files.remove(manifest.path).catch(() => undefined);
+  }
+
+  /**
+   * A final manifest of a version the catalog found free (the caller decided this commit against the
+   * caught-up state) is another commit's copy on its way to being recorded, or one whose process died
+   * between its copy and its append. The first is recorded within moments; one older than the grace
+   * period is taken for the second, else that version could never be committed again. Replacing it is
+   * the race of two copies above, settled by the append; Last-Modified has whole seconds, hence one more.
+   */
+  private abandoned(finalInfo: FileInfo): boolean {
+    return Date.now() - finalInfo.modifiedMillis > this.graceMs + 1000;
   }
 
   /** Puts this commit's manifest back under its final name if another copy replaced it. */

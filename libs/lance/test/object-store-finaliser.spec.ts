@@ -78,6 +78,25 @@ describe('the object-store manifest finaliser on Swift', () => {
     expect(errors).toEqual([]);
   });
 
+  it('refuses a commit over a copy no commit recorded while it is young, and replaces it once older than the grace period', async () => {
+    const final = `${table}/_versions/${finalName(4)}`;
+    // A replica copied its staging manifest to the final name and was killed before recording the version.
+    await warehouse.files.write(final, randomBytes(200));
+    const ours = randomBytes(200);
+    const staging = await staged(4, ours);
+    const errors: string[] = [];
+    const finaliser = new ObjectStoreManifestFinaliser(warehouse, 500, (m) => errors.push(m));
+    // Young, it may be a racing commit about to be recorded.
+    await expect(finaliser.finalise(storePath(staging), storePath(final), 'synced', table)).rejects.toMatchObject({ code: 14 });
+    expect((await warehouse.files.read(final))!.equals(ours)).toBe(false);
+
+    await new Promise((r) => setTimeout(r, 2600));
+    const finalised = await finaliser.finalise(storePath(staging), storePath(final), 'synced', table);
+    expect(finalised.created).toBe(true);
+    expect((await warehouse.files.read(final))!.equals(ours)).toBe(true);
+    expect(errors).toEqual([expect.stringContaining('whose commit was never recorded')]);
+  });
+
   it('removes its own copy when no commit recorded the version', async () => {
     const final = `${table}/_versions/${finalName(3)}`;
     const staging = await staged(3, randomBytes(100));

@@ -28,7 +28,8 @@ export class BullQueryAnalyzer implements QueryAnalyzer {
   }
 
   async analyze(job: QueryAnalysisJob): Promise<string> {
-    const added = await this.queue.add('analyze', job, { removeOnComplete: 100, removeOnFail: 100, attempts: 1 });
+    // A worker that finds a service unavailable waits for it only as long as this answer is wanted.
+    const added = await this.queue.add('analyze', { ...job, answerBy: Date.now() + this.timeoutMs }, { removeOnComplete: 100, removeOnFail: 100, attempts: 1 });
     try {
       return await added.waitUntilFinished(this.events, this.timeoutMs);
     } catch (e) {

@@ -30,5 +30,5 @@ export const POSTGRES_SCHEMA = `
 
 /** A connection string fit for logs: the password replaced. */
 export function redactedUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
