@@ -7,13 +7,13 @@ import { TableLine } from '@app/catalog';
 import { MaintenanceService, TransactionService } from '@app/application';
 import { QUEUES, TableMaintenanceJob } from '@app/jobs';
 import { JobProcessor } from './job-processor';
-import { OneCallJob, lockOptions, recordFailedAttempt, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { TransactionJob, lockOptions, recordFailedAttempt, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
 
 /**
  * Runs one maintenance job (compaction, version expiry, index optimisation) per table line at a
- * time, with an index build's transaction life (see runOneCallJob): Lance's work cannot be stopped
- * once begun, so a cancel during it leaves what it committed and the transaction Canceled.
+ * time, in the life every transaction's job lives (see runTransactionJob): Lance's work cannot be
+ * stopped once begun, so a cancel during it leaves what it committed and the transaction Canceled.
  */
 @Processor(QUEUES.tableMaintenance, lockOptions())
 export class TableMaintenanceProcessor extends JobProcessor implements OnModuleInit {
@@ -37,7 +37,7 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
     const { transactionId, table, branch, kind, options } = job.data;
     let found: TableLine | undefined;
     const attempts = transactionAttempts(job, `the ${kind.replace('_', ' ')} job`, this.config, this.transactions, this.logger);
-    const steps: OneCallJob = {
+    const steps: TransactionJob = {
       status: async () => {
         const now = await this.maintenance.jobOf(ctx, table, transactionId, branch);
         found = now.table;
@@ -56,7 +56,7 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
         return figures;
       },
     };
-    return timedJob(this.metrics, `maintenance-${kind}`, () => runAttempt(job, token, () => runOneCallJob(job, steps), attempts));
+    return timedJob(this.metrics, `maintenance-${kind}`, () => runAttempt(job, token, () => runTransactionJob(job, steps), attempts));
   }
 
   @OnWorkerEvent('failed')
