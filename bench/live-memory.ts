@@ -81,7 +81,7 @@ async function writeLog(open: () => ReturnType<Awaited<ReturnType<typeof benchEv
 async function start(env: Record<string, string>): Promise<{ readyMs: number; rssMb: number; version: number }> {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ACCESS_LOG: 'off', QUEUE_PREFIX: `bench-live-${Date.now()}`, ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ACCESS_LOG: 'off', QUEUE_PREFIX: `bench-live-${Date.now()}`, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -126,6 +126,25 @@ function suite(name: string, setUp: () => Promise<{ server: RunningServer; manif
       expect(await count(T)).toBe(75);
     }, 120_000);
 
+    it("builds the catalog's HNSW graph again once rows written since its build pass the policy's share, with no call from the client", async () => {
+      const T = 'm%24graphed';
+      expect((await api.send('POST', `/v1/table/${T}/create`, arrowStream(sampleTable(0, 100)), ARROW_STREAM)).status).toBe(200);
+      const build = await api.post(`/v1/table/${T}/create_index`, { column: 'vector', index_type: 'HNSW', name: 'graph' });
+      expect((await settle(build.body.transaction_id)).status).toBe('Succeeded');
+      expect((await insert(T, 100, 50)).status).toBe(200);
+      const state = await waitFor(
+        () => api.post(`/v1/table/${T}/maintenance/describe`, {}).then((r) => r.body),
+        (d) => d.last_job?.properties.maintenance === 'optimize_indices' && FINAL.includes(d.last_job.status),
+        60_000,
+      );
+      expect(state.last_job).toMatchObject({ status: 'Succeeded', properties: { requested_by: 'planner', hnsw_rebuilt: 'graph:150' } });
+      const probe = Array.from(sampleTable(120, 1).getChild('vector')!.get(0) as Float32Array);
+      const plan = (await api.post(`/v1/table/${T}/explain_plan`, { query: { vector: probe, k: 1 } })).text;
+      expect(plan).toContain('HnswSearch');
+      const analyzed = (await api.post(`/v1/table/${T}/analyze_plan`, { vector: probe, k: 1 })).text;
+      expect(analyzed).toMatch(/graph: 150 rows/);
+    }, 120_000);
+
     it('refuses what does not fit: no retention, a table without data, a bad policy value reported', async () => {
       expect((await api.post('/v1/table/m%24racing/maintenance/expire_versions', {})).body.code).toBe(13);
       expect((await api.post('/v1/table/m%24nothing/declare', {})).status).toBe(200);

@@ -3,7 +3,7 @@ import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job } from 'bullmq';
-import { TableLine } from '@app/catalog';
+import { TableLine, TableState } from '@app/catalog';
 import { MaintenanceService, TransactionService } from '@app/application';
 import { QUEUES, TableMaintenanceJob } from '@app/jobs';
 import { JobProcessor } from './job-processor';
@@ -36,11 +36,13 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
     const ctx = workerContext(job.data.database);
     const { transactionId, table, branch, kind, options } = job.data;
     let found: TableLine | undefined;
+    let whole: TableState | undefined;
     const attempts = transactionAttempts(job, `the ${kind.replace('_', ' ')} job`, this.config, this.transactions, this.logger);
     const steps: TransactionJob = {
       status: async () => {
         const now = await this.maintenance.jobOf(ctx, table, transactionId, branch);
         found = now.table;
+        whole = now.whole;
         return now.status;
       },
       setStatus: (status, properties) => this.maintenance.setStatus(ctx, transactionId, status, properties),
@@ -50,7 +52,7 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
           kind === 'compact'
             ? await this.maintenance.compact(ctx, found!)
             : kind === 'optimize_indices'
-              ? await this.maintenance.optimizeIndices(ctx, found!)
+              ? await this.maintenance.optimizeIndices(ctx, found!, whole!)
               : await this.maintenance.expire(ctx, found!, transactionId, { olderThanSeconds: options?.older_than_seconds, keepLast: options?.keep_last });
         this.logger.log(`${kind} done on ${table.join('/')} (transaction ${transactionId}): ${JSON.stringify(figures)}`);
         return figures;

@@ -3,6 +3,8 @@ import {
   CatalogError,
   CatalogView,
   ErrorCode,
+  IndexState,
+  TableState,
   MaintenanceKind,
   MaintenancePolicy,
   ObjectId,
@@ -17,7 +19,7 @@ import {
   requireTable,
 } from '@app/catalog';
 import { TableMaintenanceJob } from '@app/jobs';
-import { TagFiles, manifestSummary } from '@app/lance';
+import { TagFiles, buildHnsw, manifestSummary, readHnswMeta } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
@@ -102,7 +104,7 @@ export class MaintenanceService {
   /** The table line a job works on, and where its transaction stands. */
   async jobOf(ctx: RequestContext, id: ObjectId, transactionId: string, branch?: string) {
     const work = await transactionWorkOf(this.projections, ctx, id, transactionId);
-    return { ...work, table: requireLine(work.table, branch) };
+    return { ...work, whole: work.table, table: requireLine(work.table, branch) };
   }
 
   setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Record<string, string> = {}) {
@@ -114,9 +116,45 @@ export class MaintenanceService {
     return this.optimize(ctx, line, 'compacting the table failed');
   }
 
-  /** Folds rows written since an index's build into it (Lance's index optimisation runs with compaction). */
-  async optimizeIndices(ctx: RequestContext, line: TableLine): Promise<Record<string, string>> {
-    return this.optimize(ctx, line, 'optimising the indexes failed');
+  /**
+   * Folds rows written since an index's build into it (Lance's index optimisation runs with
+   * compaction), and builds the catalog's own HNSW graphs again once the rows written since their
+   * build pass the policy's share of the table (a graph cannot take rows in; QueryTable searches
+   * those exactly meanwhile). A rebuilt graph replaces the old one whole; processes that loaded it
+   * load the new one on their next query.
+   */
+  async optimizeIndices(ctx: RequestContext, line: TableLine, table: TableState): Promise<Record<string, string>> {
+    const figures = await this.optimize(ctx, line, 'optimising the indexes failed');
+    const { policy } = maintenancePolicy(await this.view(ctx), table, this.defaults);
+    const stale = await this.staleGraphs(line, policy);
+    if (stale.length === 0) return figures;
+    const rebuilt: string[] = [];
+    await this.withDataset(ctx, line, 'building an HNSW graph again failed', async (dataset) => {
+      for (const index of stale) {
+        const params = index.params as { distance_type?: string; m?: number; ef_construction?: number };
+        const built = await buildHnsw(dataset, lineLocation(line), index.name, index.columns[0], {
+          files: this.files,
+          distanceType: params.distance_type,
+          m: params.m,
+          efConstruction: params.ef_construction,
+        });
+        rebuilt.push(`${index.name}:${built.indexedRows}`);
+      }
+    });
+    return { ...figures, hnsw_rebuilt: rebuilt.join(',') };
+  }
+
+  /** The line's ready HNSW indexes whose graphs miss more than the policy's share of the rows the latest version holds. */
+  private async staleGraphs(line: TableLine, policy: MaintenancePolicy): Promise<IndexState[]> {
+    const graphs = [...line.indexes.values()].filter((i) => i.indexType === 'HNSW');
+    if (!graphs.length || line.latestVersion === undefined) return [];
+    const rows = (await manifestSummary(this.files, lineLocation(line), line.latestVersion, 0))?.physicalRows ?? 0;
+    const stale: IndexState[] = [];
+    for (const index of graphs) {
+      const meta = await readHnswMeta(this.files, lineLocation(line), index.name);
+      if (meta && rows > 0 && ((rows - meta.rows) * 100) / rows > policy.hnswRebuildPercent) stale.push(index);
+    }
+    return stale;
   }
 
   private async optimize(ctx: RequestContext, line: TableLine, what: string): Promise<Record<string, string>> {
@@ -230,6 +268,7 @@ export class MaintenanceService {
       const unindexed = await this.withDataset(ctx, line, 'reading index statistics failed', async (dataset) => (await figures(dataset)).unindexedRows).catch(() => 0);
       if (unindexed > policy.maxUnindexedRows) return 'optimize_indices';
     }
+    if (policy.optimizeIndices && (await this.staleGraphs(line, policy)).length) return 'optimize_indices';
     const rule = expiryOptions(policy);
     if (rule) {
       const tagged = new Set(Object.values(await this.tags.list(line.location)).filter((t) => (t.branch ?? undefined) === line.branch).map((t) => t.version));
@@ -279,6 +318,7 @@ function policyJson(p: MaintenancePolicy) {
     small_fragment_rows: p.smallFragmentRows,
     optimize_indices: p.optimizeIndices,
     max_unindexed_rows: p.maxUnindexedRows,
+    hnsw_rebuild_percent: p.hnswRebuildPercent,
     ...(p.expireOlderThanSeconds !== undefined ? { expire_older_than_seconds: p.expireOlderThanSeconds } : {}),
     ...(p.expireKeepLast !== undefined ? { expire_keep_last: p.expireKeepLast } : {}),
   };

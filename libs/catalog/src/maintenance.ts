@@ -19,8 +19,10 @@ export interface MaintenancePolicy {
   compactMaxSmallFragments: number;
   smallFragmentRows: number;
   optimizeIndices: boolean;
-  /** Optimise indexes when more rows than this are not in them. */
+  /** Optimise indexes when more rows than this are not in them... */
   maxUnindexedRows: number;
+  /** ...or when rows written since an HNSW graph's build are more than this share (percent) of the table: the graph is built again. */
+  hnswRebuildPercent: number;
   /** Expire versions older than this (absent: no age rule)... */
   expireOlderThanSeconds?: number;
   /** ...and beyond the last this many (absent: no count rule). Expiry is off while both are absent. */
@@ -35,6 +37,7 @@ export const MAINTENANCE_PROPERTIES = {
   smallFragmentRows: 'maintenance.compact.small_fragment_rows',
   optimizeIndices: 'maintenance.optimize_indices',
   maxUnindexedRows: 'maintenance.optimize_indices.max_unindexed_rows',
+  hnswRebuildPercent: 'maintenance.optimize_indices.hnsw_rebuild_percent',
   expireOlderThanSeconds: 'maintenance.expire.older_than_seconds',
   expireKeepLast: 'maintenance.expire.keep_last',
 } as const satisfies Record<keyof MaintenancePolicy, string>;

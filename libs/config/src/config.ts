@@ -103,6 +103,7 @@ const schema = z.object({
   MAINTENANCE_SMALL_FRAGMENT_ROWS: int('MAINTENANCE_SMALL_FRAGMENT_ROWS', 100_000, 1, 1_000_000_000),
   MAINTENANCE_OPTIMIZE_INDICES: bool('MAINTENANCE_OPTIMIZE_INDICES', true),
   MAINTENANCE_MAX_UNINDEXED_ROWS: int('MAINTENANCE_MAX_UNINDEXED_ROWS', 10_000, 0, 1_000_000_000),
+  MAINTENANCE_HNSW_REBUILD_PERCENT: int('MAINTENANCE_HNSW_REBUILD_PERCENT', 20, 0, 1_000_000),
   MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS: int('MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS', -1, 0, 100 * 365 * 86_400),
   MAINTENANCE_EXPIRE_KEEP_LAST: int('MAINTENANCE_EXPIRE_KEEP_LAST', -1, 1, 1_000_000_000),
   MAINTENANCE_EXPIRY_MARGIN_SECONDS: int('MAINTENANCE_EXPIRY_MARGIN_SECONDS', 60, 0, 86_400),
@@ -118,6 +119,7 @@ export interface MaintenancePolicyDefaults {
   smallFragmentRows: number;
   optimizeIndices: boolean;
   maxUnindexedRows: number;
+  hnswRebuildPercent: number;
   expireOlderThanSeconds?: number;
   expireKeepLast?: number;
 }
@@ -272,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         smallFragmentRows: c.MAINTENANCE_SMALL_FRAGMENT_ROWS,
         optimizeIndices: c.MAINTENANCE_OPTIMIZE_INDICES,
         maxUnindexedRows: c.MAINTENANCE_MAX_UNINDEXED_ROWS,
+        hnswRebuildPercent: c.MAINTENANCE_HNSW_REBUILD_PERCENT,
         ...(c.MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS >= 0 ? { expireOlderThanSeconds: c.MAINTENANCE_EXPIRE_OLDER_THAN_SECONDS } : {}),
         ...(c.MAINTENANCE_EXPIRE_KEEP_LAST >= 1 ? { expireKeepLast: c.MAINTENANCE_EXPIRE_KEEP_LAST } : {}),
       },

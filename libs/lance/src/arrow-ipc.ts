@@ -1,6 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { invalidInput } from '@app/catalog';
 import { ArrowLimits, checkArrowIpc } from './arrow-ipc-limits';
+import { checkArrowConsistency } from './arrow-consistency';
 
 /** What an Arrow IPC file starts and ends with (a stream has no such mark). */
 export const ARROW_FILE_MAGIC = Buffer.from('ARROW1', 'latin1');
@@ -28,6 +29,7 @@ export function readArrowBody(body: unknown, limits: ArrowLimits): ArrowBody {
     throw invalidInput(`the request body is not a readable Arrow IPC stream: ${(e as Error).message}`);
   }
   if (table.schema.fields.length === 0) throw invalidInput('the request body is not an Arrow IPC stream: it holds no schema');
+  checkArrowConsistency(table);
   return { table, bytes: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength) };
 }
 

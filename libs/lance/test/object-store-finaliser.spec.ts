@@ -79,11 +79,11 @@ describe('the object-store manifest finaliser on Swift', () => {
   });
 
   it('refuses a commit over a copy no commit recorded while it is young, and replaces it once older than the grace period', async () => {
-    const final = `${table}/_versions/${finalName(4)}`;
+    const final = `${table}/_versions/${finalName(9)}`;
     // A replica copied its staging manifest to the final name and was killed before recording the version.
     await warehouse.files.write(final, randomBytes(200));
     const ours = randomBytes(200);
-    const staging = await staged(4, ours);
+    const staging = await staged(9, ours);
     const errors: string[] = [];
     const finaliser = new ObjectStoreManifestFinaliser(warehouse, 500, (m) => errors.push(m));
     // Young, it may be a racing commit about to be recorded.

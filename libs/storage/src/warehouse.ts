@@ -56,13 +56,16 @@ export class Warehouse {
   /**
    * A location a caller of `database` supplied, confined to that database's own root in the
    * warehouse (symlinks resolved on local disks). Anything else is refused with the same answer,
-   * which names only the caller's input and its own root: nothing tells whether the location is
+   * which names only the caller's input and its own root (`$WAREHOUSE/<database>` on a local disk):
+   * nothing tells whether the location is
    * another database's, or whether anything is there.
    */
   async resolveClientLocation(location: string, database: string): Promise<string> {
     if (location.includes('\u0000')) throw invalidInput('location contains a NUL byte');
     const root = this.databaseRoot(database);
-    const outside = () => invalidInput(`location '${location}' is not inside this database's root '${root}' in the warehouse`);
+    // A local root is named from the warehouse on, not with the server's own directories.
+    const shown = this.objectStore ? root : `$WAREHOUSE/${database}`;
+    const outside = () => invalidInput(`location '${location}' is not inside this database's root '${shown}' in the warehouse`);
     if (this.objectStore) {
       if (!isS3Uri(location)) throw outside();
       const normalised = normaliseUri(location);
@@ -82,7 +85,7 @@ export class Warehouse {
     } else {
       path = location;
     }
-    if (!isAbsolute(path)) throw invalidInput(`location '${location}' must be an absolute path inside this database's root '${root}' in the warehouse`);
+    if (!isAbsolute(path)) throw invalidInput(`location '${location}' must be an absolute path inside this database's root '${shown}' in the warehouse`);
     const normalised = normalize(path).replace(/\/+$/, '');
     if (!normalised.startsWith(`${root}/`)) throw outside();
     const real = await realOfNearestExisting(normalised);

@@ -49,6 +49,8 @@ type Answered = Extract<Answer, { kind: 'answered' }>;
 
 /** The ops routes answer with fixed text: the API document quotes the protocol's own prose. */
 const OPS_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json']);
+/** A page and a stream of server-sent events: no request body, and the stream does not end. */
+const NOT_REQUESTS = new Set(['/ui', '/v1/history/live']);
 /** Text no answer may carry: Lance's Rust sources, its error chains, JavaScript stack frames. */
 const INTERNAL = [/\.rs:\d+/, /Caused by/i, /panicked at/, /\n\s+at [^\n]+:\d+:\d+/, /node_modules\//, /\.cargo\/registry/];
 
@@ -129,6 +131,7 @@ class FuzzSession {
     const fixture = await this.fixtures.make();
     const served = (await this.api.get('/openapi.json')).body.paths as Record<string, Record<string, unknown>>;
     const operations: Operation[] = Object.entries(served)
+      .filter(([template]) => !NOT_REQUESTS.has(template))
       .flatMap(([template, item]) => Object.keys(item).filter((m) => m === 'get' || m === 'post').map((m) => ({ method: m.toUpperCase(), template })))
       .sort((a, b) => `${a.template} ${a.method}`.localeCompare(`${b.template} ${b.method}`));
     this.generator = new CaseGenerator(this.options.seed, operations, fixture);

@@ -1,0 +1,39 @@
+import * as arrow from 'apache-arrow';
+import { invalidInput } from '@app/catalog';
+
+/**
+ * Refuses decoded columns whose own numbers contradict each other, as Lance's reader would, before
+ * anything is recorded for the write: apache-arrow decodes what a body declares without checking
+ * it (offsets past their values, more nulls than rows), and Lance refused such data only once the
+ * table it was to be written into had been declared. Linear in the rows of variable-width columns.
+ */
+export function checkArrowConsistency(table: arrow.Table): void {
+  for (const batch of table.batches) {
+    batch.schema.fields.forEach((field, i) => checkData(batch.data.children[i], field.name));
+  }
+}
+
+function checkData(data: arrow.Data, column: string): void {
+  const problem = (what: string) => invalidInput(`the request body's column '${column}' is not consistent: ${what}`);
+  if (data.nullCount > data.length) throw problem(`${data.nullCount} nulls in ${data.length} rows`);
+  if (data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length * 8 < data.offset + data.length) throw problem('its validity bitmap is shorter than its rows');
+  const offsets = data.valueOffsets as Int32Array | BigInt64Array | undefined;
+  if (offsets && data.length > 0) {
+    if (offsets.length < data.offset + data.length + 1) throw problem('fewer offsets than rows');
+    const values = arrow.DataType.isList(data.type) || arrow.DataType.isMap(data.type) ? (data.children[0]?.length ?? 0) : (data.values?.length ?? 0);
+    let previous = Number(offsets[data.offset]);
+    if (previous < 0) throw problem('a negative offset');
+    for (let i = data.offset + 1; i <= data.offset + data.length; i++) {
+      const next = Number(offsets[i]);
+      if (next < previous) throw problem('its offsets go backwards');
+      previous = next;
+    }
+    if (previous > values) throw problem(`its last offset ${previous} lies past its ${values} values`);
+  }
+  if (arrow.DataType.isFixedSizeList(data.type) && (data.children[0]?.length ?? 0) < (data.offset + data.length) * data.type.listSize) {
+    throw problem('fewer list values than its rows need');
+  }
+  if (arrow.DataType.isStruct(data.type) && data.children.some((c) => c.length < data.offset + data.length)) throw problem('a child shorter than its rows');
+  const fields = (data.type as { children?: arrow.Field[] }).children ?? [];
+  data.children.forEach((child, i) => checkData(child, `${column}.${fields[i]?.name ?? i}`));
+}
