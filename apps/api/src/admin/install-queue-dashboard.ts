@@ -2,10 +2,14 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
-import type { OperationServices } from '../operations/operation';
+import type { BullBackfillQueue, BullIndexQueue, BullQueryAnalyzer, BullViewRefreshQueue } from '@app/nest-wiring';
 
 /** Bull Board over the index-build, column-backfill, view-refresh and query-analysis queues. */
-export async function installQueueDashboard(fastify: FastifyInstance, prefix: string, { queues }: OperationServices): Promise<void> {
+export async function installQueueDashboard(
+  fastify: FastifyInstance,
+  prefix: string,
+  queues: { index: BullIndexQueue; backfill: BullBackfillQueue; viewRefresh: BullViewRefreshQueue; analysis: BullQueryAnalyzer },
+): Promise<void> {
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(prefix);
   createBullBoard({

@@ -1,6 +1,5 @@
 import { OPERATIONS } from '../operations';
-import { isMount } from '../operations/operation';
-import { RouteAccess } from './route-access';
+import { RouteAccess, isMount } from '../operations/operation';
 
 /**
  * What each route needs, read from the edge's entries (operations/index.ts), where each names its

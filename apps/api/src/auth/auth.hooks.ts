@@ -2,7 +2,7 @@ import { ANONYMOUS, Authenticator, AuthenticationFailed, Principal, SERVICE, all
 import { ErrorCode } from '@app/catalog';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf } from './access-policy';
-import { RouteAccess } from './route-access';
+import { RouteAccess } from '../operations/operation';
 
 declare module 'fastify' {
   interface FastifyRequest {

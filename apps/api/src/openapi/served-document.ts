@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { Answer, Entry, Mount, Operation, RawOperation, isMount, nameOf } from '../operations/operation';
 
 type OpenApiOperation = Record<string, unknown>;
 type PathItem = Record<string, OpenApiOperation | unknown>;
@@ -17,7 +16,37 @@ export interface OpenApiDocument {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-const MEDIA: Record<Answer, string> = {
+/** An extension in the document: its group, one line, and what its answer and query hold. */
+export interface ExtensionDoc {
+  tag: string;
+  summary: string;
+  /** The answer's media type where the route's answer kind does not say it (`text/html`, `text/event-stream`). */
+  media?: string;
+  /** Integer query parameters it reads. */
+  query?: string[];
+}
+
+/** What the document reads of a route of the edge (an entry of its table of operations). */
+export interface DescribedRoute {
+  method: string;
+  /** Fastify's form: `/v1/table/:id/stats`. */
+  path: string;
+  /** The spec's operation: described by the spec itself. */
+  operationId?: string;
+  extension?: string;
+  doc?: ExtensionDoc;
+  status?: number;
+  answer?: string;
+}
+
+/** A mount: listed (as `GET <prefix>`, a page) only with a description. */
+export interface DescribedMount {
+  prefix: string;
+  extension: string;
+  doc?: ExtensionDoc;
+}
+
+const MEDIA: Record<string, string> = {
   json: 'application/json',
   text: 'text/plain',
   number: 'application/json',
@@ -26,15 +55,15 @@ const MEDIA: Record<Answer, string> = {
 };
 
 /** An extension's description: the spec has no word on it, so its entry gives one. */
-function extensionOperation(entry: Operation | RawOperation | Mount, path: string, status = 200): OpenApiOperation {
-  const media = entry.doc?.media ?? MEDIA[('answer' in entry && entry.answer) || 'json'];
+function extensionOperation(entry: DescribedRoute | DescribedMount, path: string, status = 200): OpenApiOperation {
+  const media = entry.doc?.media ?? MEDIA[('answer' in entry && entry.answer) || 'json'] ?? 'application/json';
   const params = [
     ...[...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
     ...(entry.doc?.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'integer' } })),
   ];
   return {
     tags: [entry.doc?.tag ?? 'Operations'],
-    summary: entry.doc?.summary ?? nameOf(entry),
+    summary: entry.doc?.summary ?? entry.extension ?? '',
     ...(params.length ? { parameters: params } : {}),
     responses: {
       [String(status)]: { description: 'OK', content: { [media]: { schema: media === 'application/json' ? { type: 'object' } : { type: 'string' } } } },
@@ -51,10 +80,12 @@ export function loadProtocolSpec(): OpenApiDocument {
   return parse(readFileSync(specPath(), 'utf8')) as OpenApiDocument;
 }
 
-const served = new WeakMap<readonly Entry[], OpenApiDocument>();
+type Described = DescribedRoute | DescribedMount;
+
+const served = new WeakMap<readonly Described[], OpenApiDocument>();
 
 /** The document of the edge made of `entries`, worked out once. */
-export function servedDocumentOf(entries: readonly Entry[]): OpenApiDocument {
+export function servedDocumentOf(entries: readonly Described[]): OpenApiDocument {
   let document = served.get(entries);
   if (!document) served.set(entries, (document = servedDocument(loadProtocolSpec(), entries)));
   return document;
@@ -64,10 +95,10 @@ export function servedDocumentOf(entries: readonly Entry[]): OpenApiDocument {
  * The protocol's document cut down to what this server serves: each path and method of the spec
  * that has an entry here, plus this server's own routes, described by their entries.
  */
-export function servedDocument(spec: OpenApiDocument, entries: readonly Entry[]): OpenApiDocument {
+export function servedDocument(spec: OpenApiDocument, entries: readonly Described[]): OpenApiDocument {
   const paths: Record<string, PathItem> = {};
   for (const entry of entries) {
-    if (isMount(entry)) {
+    if ('prefix' in entry) {
       if (entry.doc) paths[entry.prefix] = { get: extensionOperation(entry, entry.prefix) };
       continue;
     }

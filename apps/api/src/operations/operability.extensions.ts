@@ -48,6 +48,6 @@ export const OPERABILITY_EXTENSIONS = [
     extension: 'QueueDashboard',
     prefix: '/admin/queues',
     access: 'admin-all',
-    install: async (fastify, s) => (await import('../admin/install-queue-dashboard')).installQueueDashboard(fastify, '/admin/queues', s),
+    install: async (fastify, s) => (await import('../admin/install-queue-dashboard')).installQueueDashboard(fastify, '/admin/queues', s.queues),
   }),
 ];

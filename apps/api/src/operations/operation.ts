@@ -3,8 +3,9 @@ import type { ObjectId, TableRef } from '@app/catalog';
 import type { ArrowBody } from '@app/lance';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { RouteAccess } from '../auth/route-access';
+import type { AccessLevel } from '@app/auth';
 import type { RestRequest } from '../http/rest-request';
+import type { ExtensionDoc } from '../openapi/served-document';
 import type { AppServices } from './operation-services';
 
 /**
@@ -30,6 +31,13 @@ export type Answer =
   | 'arrow-file'
   /** Prometheus' text exposition format. */
   | 'prometheus';
+
+/**
+ * What a route needs. `public`: no credentials (probes, the API description); `any-database`: a
+ * credential with any level on any database (metrics, which tell of every database); `admin-all`:
+ * admin on every database.
+ */
+export type RouteAccess = AccessLevel | 'public' | 'any-database' | 'admin-all';
 
 /** What a request's body is: JSON read by a zod schema, an Arrow IPC stream, or nothing. */
 export type BodyKind = z.ZodType | 'arrow-stream' | 'none';
@@ -81,16 +89,6 @@ interface Named {
   extension?: string;
   /** For an extension: what the served OpenAPI document tells of it. */
   doc?: ExtensionDoc;
-}
-
-/** An extension in the served OpenAPI document: its group, one line, and what its answer and query hold. */
-export interface ExtensionDoc {
-  tag: string;
-  summary: string;
-  /** The answer's media type where the entry's `answer` does not say it (`text/html`, `text/event-stream`). */
-  media?: string;
-  /** Integer query parameters it reads. */
-  query?: string[];
 }
 
 /** A route whose handler gets the request checked and decoded, and calls one application method. */

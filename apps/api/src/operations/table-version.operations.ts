@@ -2,7 +2,7 @@ import { CreateTableVersion, ObjectId, TableRef, branchOf, invalidInput, require
 import { BatchCommitRequest } from '@app/application';
 import { WRITER_HEADER } from '@app/lance';
 import type { z } from 'zod';
-import { requireBatchAccess } from '../auth/batch-access';
+import { requireBatchAccess } from './batch-access';
 import {
   batchCommitTablesBody,
   batchCreateTableVersionsBody,

@@ -1,7 +1,7 @@
 import { AccessLevel, allows } from '@app/auth';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import type { FastifyRequest } from 'fastify';
-import { RouteAccess } from './route-access';
+import { RouteAccess } from './operation';
 
 const VERB = { read: 'read', write: 'write', admin: 'administer' } as const;
 
