@@ -9,14 +9,6 @@ const ADMIN_KEY = 'browser-admin-key-0123456789';
 const READER_KEY = 'browser-reader-key-0123456789';
 const sha256 = (k: string) => createHash('sha256').update(k).digest('hex');
 
-/** What the scrolling below reads of the page's window. */
-interface PageWindow {
-  scrollBy(x: number, y: number): void;
-  innerHeight: number;
-  scrollY: number;
-  document: { body: { scrollHeight: number } };
-}
-
 /** The API page and the queue dashboard, loaded and rendered by Debian's Chromium, headless. */
 describe('pages in headless Chromium', () => {
   let server: RunningServer;
@@ -63,12 +55,7 @@ describe('pages in headless Chromium', () => {
       )) {
         shown.add(op);
       }
-      atBottom = await page.evaluate(() => {
-        // Runs in the page; the project's types hold no DOM, so the page's window is named here.
-        const w = globalThis as unknown as PageWindow;
-        w.scrollBy(0, w.innerHeight);
-        return w.scrollY + w.innerHeight >= w.document.body.scrollHeight - 2;
-      });
+      atBottom = (await page.evaluate('(() => { window.scrollBy(0, window.innerHeight); return window.scrollY + window.innerHeight >= document.body.scrollHeight - 2; })()')) as boolean;
       await page.waitForTimeout(50);
     }
     for (const op of await page.$$eval('.swagger-ui .opblock', (blocks) =>

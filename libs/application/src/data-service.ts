@@ -184,7 +184,12 @@ export class DataService {
   private async write<K extends 'insert' | 'create'>(ctx: RequestContext, op: Extract<DataPlaneOp, { kind: K }>, expected: ExpectedChange, what: string): Promise<DataPlaneResult<K>> {
     let end: (() => void) | undefined;
     try {
-      return await this.plane.run(op, { writing: (writer) => void (end = expected.begin(writer)) });
+      return await this.plane.run(op, {
+        writing: (writer) => {
+          end?.();
+          end = expected.begin(writer);
+        },
+      });
     } catch (e) {
       throw dataPlaneError(e, what, true);
     } finally {

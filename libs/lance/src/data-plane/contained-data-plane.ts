@@ -110,8 +110,11 @@ class DataPlaneProcess {
   private readonly ready: Promise<void>;
   readonly exited: Promise<void>;
   private current?: { id: number; job: Omit<Job, 'op'>; watch?: NodeJS.Timeout };
+  private currentTable?: string;
   private nextId = 0;
   private readonly recent: string[] = [];
+  /** The writer each table's last write here committed through: its cached handle's, most likely the next one's too. */
+  private readonly writers = new Map<string, string>();
   private endedBy?: 'crashed' | 'memory' | 'unavailable';
   private stopping = false;
   private isReady = false;
@@ -169,14 +172,22 @@ class DataPlaneProcess {
 
   async run(op: DataPlaneOp, hooks: DataPlaneHooks): Promise<unknown> {
     const id = ++this.nextId;
+    this.currentTable = op.table.uuid;
     this.recent.unshift(op.table.uuid);
     this.recent.length = Math.min(this.recent.length, 16);
     return new Promise<unknown>((resolve, reject) => {
       this.current = { id, job: { hooks, resolve, reject } };
-      void this.ready.then(() => {
+      void this.ready.then(async () => {
         if (this.current?.id !== id) return;
         try {
           const message: ToChild = { t: 'run', id, op };
+          // Announced before the operation starts, which spares the commit a round trip to ask.
+          const known = op.kind === 'insert' ? this.writers.get(op.table.uuid) : undefined;
+          if (known !== undefined && hooks.writing) {
+            await hooks.writing(known);
+            message.expectedWriter = known;
+          }
+          if (this.current?.id !== id) return;
           if ('file' in op && op.file) {
             writeAll(this.input.fd, op.file);
             message.op = { ...op, file: new Uint8Array(0) };
@@ -201,8 +212,17 @@ class DataPlaneProcess {
           if (this.current?.id === m.id && this.child.connected) this.child.send({ t: 'go', id: m.id } satisfies ToChild);
         })
         .catch((e) => this.settle(m.id, () => job.reject(e)));
-    } else if (m.t === 'done') this.settle(m.id, () => job.resolve(m.result));
+    } else if (m.t === 'done') {
+      if (m.writer !== undefined && this.current) this.remember(m.writer);
+      this.settle(m.id, () => job.resolve(m.result));
+    }
     else this.settle(m.id, () => job.reject(fromWire(m.error)));
+  }
+
+  private remember(writer: string): void {
+    const table = this.currentTable;
+    if (table !== undefined) this.writers.set(table, writer);
+    if (this.writers.size > 1024) this.writers.delete(this.writers.keys().next().value!);
   }
 
   private settle(id: number, answer: () => void): void {

@@ -36,7 +36,8 @@ export class DataPlaneExecutor {
         return this.use(op.table, 'read', (t) => buildLanceQuery(t, op.query).analyzePlan(), op.version);
       case 'insert':
         return this.use(op.table, 'write', async (t, writer) => {
-          if (writer !== undefined) await hooks.writing?.(writer);
+          if (writer !== undefined && writer !== hooks.expectedWriter) await hooks.writing?.(writer);
+          if (writer !== undefined) hooks.wrote?.(writer);
           const added = await addIpcFile(t, Buffer.from(op.file.buffer, op.file.byteOffset, op.file.byteLength), op.mode);
           return { version: added.version };
         });

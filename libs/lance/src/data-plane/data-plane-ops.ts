@@ -78,6 +78,10 @@ export interface DataPlaneHooks {
    * WRITER_HEADER); the commit waits until this returns, so the caller can expect it.
    */
   writing?(writer: string): void | Promise<void>;
+  /** A writer already announced through `writing` for this call: a commit by it needs no second announcement. */
+  expectedWriter?: string;
+  /** The writer a write committed through (told after the fact, for the caller to expect next time). */
+  wrote?(writer: string): void;
 }
 
 /** Where a failure happened: opening the table, or the operation's own work on it. */

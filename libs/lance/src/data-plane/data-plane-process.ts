@@ -45,17 +45,20 @@ function readInput(length: number): Buffer {
   return inputBuffer.subarray(0, length);
 }
 
-async function run(id: number, op: DataPlaneOp, inputLength: number | undefined): Promise<void> {
+async function run(id: number, op: DataPlaneOp, inputLength: number | undefined, expectedWriter: string | undefined): Promise<void> {
+  let wrote: string | undefined;
   try {
     if (inputLength !== undefined && 'file' in op) op.file = readInput(inputLength);
     const result = await executor.run(op, {
+      expectedWriter,
+      wrote: (writer) => (wrote = writer),
       // Lance's commit waits for the parent to expect it: see DataPlaneHooks.writing.
       writing: (writer) => {
         send({ t: 'writing', id, writer });
         return new Promise<void>((resume) => resumes.set(id, resume));
       },
     });
-    send({ t: 'done', id, result });
+    send({ t: 'done', id, result, ...(wrote !== undefined ? { writer: wrote } : {}) });
   } catch (e) {
     send({ t: 'failed', id, error: toWire(e) });
   } finally {
@@ -64,7 +67,7 @@ async function run(id: number, op: DataPlaneOp, inputLength: number | undefined)
 }
 
 process.on('message', (message: ToChild) => {
-  if (message.t === 'run') void run(message.id, message.op, message.input);
+  if (message.t === 'run') void run(message.id, message.op, message.input, message.expectedWriter);
   else if (message.t === 'go') resumes.get(message.id)?.();
 });
 // The parent is gone (it exited, or was killed): nothing is left to answer.

@@ -22,13 +22,13 @@ export interface WireError {
 
 export type ToChild =
   /** `input`: the op's `file` was written to the input file, this many bytes from its start. */
-  | { t: 'run'; id: number; op: DataPlaneOp; input?: number }
+  | { t: 'run'; id: number; op: DataPlaneOp; input?: number; expectedWriter?: string }
   | { t: 'go'; id: number };
 
 export type FromChild =
   | { t: 'ready' }
   | { t: 'writing'; id: number; writer: string }
-  | { t: 'done'; id: number; result: unknown }
+  | { t: 'done'; id: number; result: unknown; writer?: string }
   | { t: 'failed'; id: number; error: WireError };
 
 export function toWire(e: unknown): WireError {
