@@ -25,8 +25,8 @@ module.exports = {
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
   moduleNameMapper: {
-    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core|auth|storage)$': '<rootDir>/libs/$1/src',
-    '^@app/(catalog|event-store|projections|application|lance|jobs|config|core|auth|storage)/(.*)$': '<rootDir>/libs/$1/src/$2',
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config|nest-wiring|auth|storage)$': '<rootDir>/libs/$1/src',
+    '^@app/(catalog|event-store|projections|application|lance|jobs|config|nest-wiring|auth|storage)/(.*)$': '<rootDir>/libs/$1/src/$2',
   },
   setupFiles: ['<rootDir>/test/support/env.js'],
   globalSetup: '<rootDir>/test/support/global-setup.js',

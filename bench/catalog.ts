@@ -1,3 +1,4 @@
+import { finalManifestName, versionsDirOf } from '@app/catalog';
 import { benchEventStore } from './event-stores';
 import { Load, Route, Run, commitAll, pooled, run as runOn, stagedTables } from './load';
 import { BenchServer, post, report, startBareServer, startServer, timed } from './support';
@@ -118,7 +119,7 @@ async function directAppends(locations: string[], perTable: number): Promise<num
   const { ms } = await timed(async () => {
     for (let v = 1; v <= perTable; v++) {
       for (const [t, location] of locations.entries()) {
-        const data = { table: ['c', `t${t}`], tableUuid: 'x', version: v, manifestPath: `${location.slice(1)}/_versions/${v}.manifest`, manifestSize: 20, namingScheme: 'V2', timestampMillis: Date.now() };
+        const data = { table: ['c', `t${t}`], tableUuid: 'x', version: v, manifestPath: versionsDirOf(location) + finalManifestName(v, 'V1'), manifestSize: 20, namingScheme: 'V2', timestampMillis: Date.now() };
         const metadata = { transactionId: `${t}-${v}`, operation: 'CreateTableVersion', occurredAt: new Date().toISOString() };
         const appended = await store.append('catalog-default', [{ type: 'TableVersionCreated', data, metadata }], revision === -1 ? 'no_stream' : revision);
         revision = appended.nextExpectedRevision;

@@ -1,5 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { join } from 'node:path';
+import { finalManifestName, versionsDirOf } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
 import { report, scratchDir, startBareServer, startFloorCatalog, startServer, timed, timedWithCpu, vectorTable } from './support';
 
@@ -129,7 +130,7 @@ async function durableAppendAlone(): Promise<number> {
   try {
     let revision: number | 'no_stream' = 'no_stream';
     const append = async (i: number) => {
-      const data = { table: ['ns', 't'], tableUuid: 'x', version: i + 1, manifestPath: `w/t.lance/_versions/${i + 1}.manifest`, manifestSize: 600, namingScheme: 'V2' };
+      const data = { table: ['ns', 't'], tableUuid: 'x', version: i + 1, manifestPath: versionsDirOf('w/t.lance') + finalManifestName(i + 1, 'V1'), manifestSize: 600, namingScheme: 'V2' };
       revision = (await store.append('catalog-default', [{ type: 'TableVersionCreated', data, metadata: { transactionId: `t${i}`, operation: 'CreateTableVersion' } }], revision)).nextExpectedRevision;
     };
     for (let i = 0; i < 200; i++) await append(i);

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { finalManifestName, storePathOf } from '@app/catalog';
+import { finalManifestName, versionsDirOf } from '@app/catalog';
 import { NewEvent } from '@app/event-store';
 import { BenchEventStore, benchEventStore } from './event-stores';
 import { report, scratchDir, timed } from './support';
@@ -51,7 +51,7 @@ async function writeLog(target: BenchEventStore, EVENTS: number, TABLES: number)
     const t = i % TABLES;
     const version = Math.floor(i / TABLES) + 1;
     // The record a real commit gets: the final V2 manifest name, fields in decideCreateTableVersion's order.
-    const manifestPath = `${storePathOf(location(t))}/_versions/${finalManifestName(version, 'V2')}`;
+    const manifestPath = versionsDirOf(location(t)) + finalManifestName(version, 'V2');
     batch.push({
       type: 'TableVersionCreated',
       data: { table: ['ns', `t${t}`], tableUuid: `u${t}`, version, manifestPath, namingScheme: 'V2', timestampMillis: Date.now(), manifestSize: 512 },

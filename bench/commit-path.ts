@@ -1,3 +1,4 @@
+import { versionsDir } from '@app/catalog';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeClient, cpuOf, post, report, send, stagingManifestName, startBareServer, startFloorCatalog, startServer, timedWithCpu } from './support';
@@ -59,11 +60,11 @@ async function catalogTarget(path: string, url: string, pid: number): Promise<Ta
   await post(`${url}/v1/namespace/c/create`, {});
   const locations: string[] = [];
   for (let t = 0; t < TABLES; t++) locations.push((await post(`${url}/v1/table/c%24t${t}/declare`, {})).location);
-  for (const location of locations) mkdirSync(join(location, '_versions'), { recursive: true });
+  for (const location of locations) mkdirSync(versionsDir(location), { recursive: true });
   const commit = (i: number) => {
     const t = i % TABLES;
     const version = Math.floor(i / TABLES) + 1;
-    const staging = join(locations[t], '_versions', stagingManifestName(version));
+    const staging = join(versionsDir(locations[t]), stagingManifestName(version));
     writeFileSync(staging, MANIFEST);
     return { url: `${url}/v1/table/c%24t${t}/version/create`, body: { version, manifest_path: staging.slice(1) } };
   };

@@ -1,4 +1,4 @@
-import { CatalogState, DraftCatalog, decideCreateTableVersion, evolve, finalManifestName } from '@app/catalog';
+import { CatalogState, DraftCatalog, decideCreateTableVersion, evolve, finalManifestName, versionsDirOf } from '@app/catalog';
 import { report } from './support';
 
 /**
@@ -10,7 +10,7 @@ import { report } from './support';
 const SIZES = (process.env.BENCH_VERSION_COUNTS ?? '10,1000,10000,100000').split(',').map(Number);
 const COMMITS = Number(process.env.BENCH_DRAFT_COMMITS ?? 2000);
 const LOCATION = '/warehouse/default/ns/t.lance';
-const DIR = 'warehouse/default/ns/t.lance/_versions/';
+const DIR = versionsDirOf(LOCATION);
 const meta = (i: number) => ({ transactionId: `bench-${i}`, operation: 'CreateTableVersion', occurredAt: new Date(1_700_000_000_000 + i).toISOString() });
 
 function stateWith(versions: number): CatalogState {

@@ -1,3 +1,4 @@
+import { versionsDir, versionsDirOf } from '@app/catalog';
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,8 +66,8 @@ export async function stagedTables(url: string, ns: string, perTable: number): P
   const locations: string[] = [];
   for (let t = 0; t < 100; t++) locations.push((await post(`${url}/v1/table/${ns}%24t${t}/declare`, {})).location);
   for (const [t, location] of locations.entries()) {
-    mkdirSync(join(location, '_versions'), { recursive: true });
-    for (let v = 1; v <= perTable; v++) writeFileSync(join(location, '_versions', stagingManifestName(v)), `table ${t} version ${v} `.padEnd(600, '.'));
+    mkdirSync(versionsDir(location), { recursive: true });
+    for (let v = 1; v <= perTable; v++) writeFileSync(join(versionsDir(location), stagingManifestName(v)), `table ${t} version ${v} `.padEnd(600, '.'));
   }
   return locations;
 }
@@ -90,7 +91,7 @@ export async function commitAll(url: string, connections: number, ns: string, lo
           const i = next++;
           const t = i % 100;
           const v = Math.floor(i / 100) + 1;
-          return { ...req, path: `/v1/table/${ns}%24t${t}/version/create`, body: JSON.stringify({ version: v, manifest_path: `${locations[t].slice(1)}/_versions/${stagingManifestName(v)}` }) };
+          return { ...req, path: `/v1/table/${ns}%24t${t}/version/create`, body: JSON.stringify({ version: v, manifest_path: versionsDirOf(locations[t]) + stagingManifestName(v) }) };
         },
         onResponse: () => {
           last = process.hrtime.bigint();

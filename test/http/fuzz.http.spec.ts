@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { httpStatusOf } from '@app/catalog';
 import { accessOf } from '../../apps/api/src/auth/access-policy';
+import { httpStatusOf } from '../../apps/api/src/http/error-status';
 import { Api } from '../support/http';
 import { ARROW_STREAM, arrowStream, sampleTable } from '../support/arrow-data';
 import { RunningServer, startServer, tempDataDir } from '../support/server';

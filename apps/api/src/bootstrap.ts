@@ -8,17 +8,16 @@ import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import { CatalogError } from '@app/catalog';
 import type { Logger as PinoLogger } from 'pino';
-import { JsonLogger, Metrics, accessLog, createLogger } from '@app/core';
+import { JsonLogger, Metrics, accessLog, createLogger } from '@app/nest-wiring';
 import { redactedUrl } from '@app/event-store';
 import { noRedisHint, redisAnswers } from '@app/jobs';
-import { API_CONTROLLERS, ApiModule } from './api.module';
-import { installQueueDashboard } from './admin/install-queue-dashboard';
+import { ApiModule } from './api.module';
 import { installAuth } from './auth/auth.hooks';
 import { installRateLimit } from './auth/rate-limit';
 import { authenticatorFor } from './auth/authenticator.factory';
-import { installDocs } from './openapi/install-docs';
-import { installConsole } from './console/install-console';
-import { bindControllerRoutes } from './http/controller-routes';
+import { OPERATIONS } from './operations';
+import { bindOperations } from './operations/bind-operations';
+import { servicesOf } from './operations/operation-services';
 import { useInputLimits } from './http/input-limits';
 import { parseJsonBody } from './http/json-body';
 import { contextHeadersProblem } from './http/context-headers';
@@ -108,11 +107,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   installAuth(fastify, authenticatorFor(config.auth), config.defaultDatabase);
   const limiterRedis = await installRateLimit(app, config.rateLimit, config.redisUrl, config.queuePrefix);
   if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
-  await installDocs(app);
-  await installQueueDashboard(app);
-  installConsole(app, config);
-  // Last, so that every hook above applies to the REST binding's routes and sees them registered.
-  bindControllerRoutes(fastify, API_CONTROLLERS.map((c) => app.get<object>(c)));
+  // Last, so that every hook above applies to the edge's routes and sees them registered.
+  await bindOperations(fastify, { ...servicesOf(app), operations: OPERATIONS });
   return app;
 }
 

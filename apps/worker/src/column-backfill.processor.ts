@@ -1,18 +1,18 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job } from 'bullmq';
-import { TableOnBranch } from '@app/catalog';
+import { TableLine } from '@app/catalog';
 import { BackfillService, TransactionService } from '@app/application';
 import { ColumnBackfillJob, QUEUES } from '@app/jobs';
-import { lockOptions, recordFailedAttempt, OneCallJob, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { lockOptions, recordFailedAttempt, TransactionJob, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
 import { JobProcessor } from './job-processor';
 
 /**
  * Fills one computed column per job (AlterTableBackfillColumns), with Lance's refresh of the rows
- * that hold no value. Its transaction lives an index build's life (see runOneCallJob); the refresh
+ * that hold no value, in the life every transaction's job lives (see runTransactionJob); the refresh
  * cannot be stopped once started, so a cancel during it leaves the rows it filled (they hold the
  * column's own expression) and the transaction Canceled.
  */
@@ -37,9 +37,9 @@ export class ColumnBackfillProcessor extends JobProcessor implements OnModuleIni
     const ctx = workerContext(job.data.database);
     const { transactionId, column, table, branch } = job.data;
     // The table as the last look at the transaction found it.
-    let found: TableOnBranch | undefined;
+    let found: TableLine | undefined;
     const attempts = transactionAttempts(job, 'filling the column', this.config, this.transactions, this.logger);
-    const steps: OneCallJob = {
+    const steps: TransactionJob = {
       status: async () => {
         const now = await this.backfills.jobOf(ctx, table, transactionId, branch);
         found = now.table;
@@ -53,7 +53,7 @@ export class ColumnBackfillProcessor extends JobProcessor implements OnModuleIni
         return { rows_filled: String(filled.rowsFilled), table_version: String(filled.version) };
       },
     };
-    return timedJob(this.metrics, 'column-backfill', () => runAttempt(job, token, () => runOneCallJob(job, steps), attempts));
+    return timedJob(this.metrics, 'column-backfill', () => runAttempt(job, token, () => runTransactionJob(job, steps), attempts));
   }
 
   @OnWorkerEvent('failed')

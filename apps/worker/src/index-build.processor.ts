@@ -1,24 +1,22 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job } from 'bullmq';
 import { IndexType, lineLocation } from '@app/catalog';
-import { DataService, IndexService, RequestContext, TransactionService } from '@app/application';
+import { DataService, IndexService, TransactionService } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
-import { FINAL_STATUSES, goneUnlessUnavailable, lockOptions, recordFailedAttempt, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { TransactionJob, lockOptions, recordFailedAttempt, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
 import { JobProcessor } from './job-processor';
 
-/** How often a running HNSW build looks for its transaction being canceled. */
-const CANCEL_CHECK_MS = 1000;
-
 /**
- * Builds one index per job. The transaction is the source of truth: a canceled or finished
- * transaction is skipped, a crash leaves the job to BullMQ's stalled-job retry, an unavailable
- * service is waited out (runAttempt), and a refusal or the last failed attempt marks the
- * transaction Failed with the reason.
+ * Builds one index per job, in the life every transaction's job lives (runTransactionJob): a
+ * canceled or finished transaction is skipped, a crash leaves the job to BullMQ's stalled-job
+ * retry, an unavailable service is waited out (runAttempt), and a refusal or the last failed
+ * attempt marks the transaction Failed with the reason. A cancel while it builds leaves no index:
+ * an HNSW build stops at it, a Lance build is dropped once done.
  */
 @Processor(QUEUES.indexBuilds, lockOptions())
 export class IndexBuildProcessor extends JobProcessor implements OnModuleInit {
@@ -40,71 +38,57 @@ export class IndexBuildProcessor extends JobProcessor implements OnModuleInit {
 
   process(job: Job<IndexBuildJob>, token?: string): Promise<string> {
     const attempts = transactionAttempts(job, 'building the index', this.config, this.transactions, this.logger);
-    return timedJob(this.metrics, 'index-build', () => runAttempt(job, token, () => this.build(job), attempts));
+    return timedJob(this.metrics, 'index-build', () => runAttempt(job, token, () => runTransactionJob(job, this.steps(job)), attempts));
   }
 
-  private async build(job: Job<IndexBuildJob>): Promise<string> {
-    const ctx = contextOf(job.data);
-    const build = await this.indexes
-      .buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch)
-      .catch(goneUnlessUnavailable('the index request is gone'));
-    if (FINAL_STATUSES.has(build.status)) return `skipped: transaction is ${build.status}`;
-    await this.indexes.setStatus(ctx, job.data.transactionId, 'Running', {
-      started_at: new Date().toISOString(),
-      attempt: String(job.attemptsMade + 1),
-    });
-    const type = build.index.indexType as IndexType;
-    const params = build.index.params as IndexParams;
-    this.logger.log(`index build started: ${type} '${build.index.name}' (transaction ${job.data.transactionId}, attempt ${job.attemptsMade + 1})`);
-    const table = await this.data.open(ctx, build.table);
-    const canceled = new AbortController();
-    let detail: Record<string, string>;
-    try {
-      if (type === 'HNSW') {
-        // hnswlib's build runs in a thread that stops between points when asked, so a cancel does not wait for the build.
-        const watch = setInterval(() => {
-          this.indexes
-            .buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch)
-            .then((b) => b.status === 'Canceled' && canceled.abort(), () => undefined);
-        }, CANCEL_CHECK_MS);
+  private steps(job: Job<IndexBuildJob>): TransactionJob {
+    const ctx = workerContext(job.data.database);
+    const { table: id, indexName, transactionId, branch } = job.data;
+    // The request as the last look at the transaction found it.
+    let found: IndexBuild | undefined;
+    return {
+      gone: 'the index request is gone',
+      succeeded: 'built',
+      status: async () => {
+        found = await this.indexes.buildOf(ctx, id, indexName, transactionId, branch);
+        return found.status;
+      },
+      setStatus: async (status, properties) => {
+        await this.indexes.setStatus(ctx, transactionId, status, properties);
+        if (status === 'Succeeded') this.logger.log(`index build succeeded: ${found!.index.indexType} '${indexName}' on ${id.join('/')} (transaction ${transactionId})`);
+      },
+      work: async (life): Promise<Record<string, string>> => {
+        const { table, index } = found!;
+        const type = index.indexType as IndexType;
+        const params = index.params as IndexParams;
+        this.logger.log(`index build started: ${type} '${index.name}' (transaction ${transactionId}, attempt ${job.attemptsMade + 1})`);
+        const dataset = await this.data.open(ctx, table);
         try {
-          const built = await buildHnsw(table, lineLocation(build.table), build.index.name, build.index.columns[0], {
-            files: this.data.files,
-            distanceType: params.distance_type,
-            m: params.m,
-            efConstruction: params.ef_construction,
-            signal: canceled.signal,
-          });
-          detail = { table_version: String(built.tableVersion), indexed_rows: String(built.indexedRows) };
+          if (type === 'HNSW') {
+            // hnswlib's build runs in a thread that stops between points when asked, so a cancel does not wait for the build.
+            const built = await buildHnsw(dataset, lineLocation(table), index.name, index.columns[0], {
+              files: this.data.files,
+              distanceType: params.distance_type,
+              m: params.m,
+              efConstruction: params.ef_construction,
+              signal: life.stoppable(),
+            });
+            return { table_version: String(built.tableVersion), indexed_rows: String(built.indexedRows) };
+          }
+          await dataset.createIndex(index.columns[0], { config: lanceIndexConfig(type, params), name: index.name, replace: false });
+          return { table_version: String(await dataset.version()) };
         } finally {
-          clearInterval(watch);
+          dataset.close();
         }
-      } else {
-        await table.createIndex(build.index.columns[0], { config: lanceIndexConfig(type, params), name: build.index.name, replace: false });
-        detail = { table_version: String(await table.version()) };
-      }
-    } catch (e) {
-      if (canceled.signal.aborted) {
-        this.logger.log(`index build stopped: transaction ${job.data.transactionId} was canceled while '${build.index.name}' was being built`);
-        return await this.dropCanceled(ctx, job.data, 'canceled during the build; the build was stopped');
-      }
-      throw e;
-    } finally {
-      table.close();
-    }
-    const after = await this.indexes.buildOf(ctx, job.data.table, job.data.indexName, job.data.transactionId, job.data.branch);
-    if (after.status === 'Canceled') return this.dropCanceled(ctx, job.data, 'canceled during the build; the built index was dropped');
-    await this.indexes.setStatus(ctx, job.data.transactionId, 'Succeeded', { ...detail, finished_at: new Date().toISOString() });
-    this.logger.log(`index build succeeded: ${type} '${build.index.name}' on ${build.table.id.join('/')} (transaction ${job.data.transactionId})`);
-    return 'built';
-  }
-
-  /** A canceled build leaves no index behind; answers `outcome`. */
-  private async dropCanceled(ctx: RequestContext, job: IndexBuildJob, outcome: string): Promise<string> {
-    await this.indexes
-      .dropTableIndex(ctx, job.table, job.indexName, job.branch)
-      .catch((e) => this.logger.warn(`could not drop the canceled index '${job.indexName}' (transaction ${job.transactionId}); drop it with DropTableIndex: ${(e as Error).message}`));
-    return outcome;
+      },
+      undo: async (when) => {
+        if (when === 'stopped') this.logger.log(`index build stopped: transaction ${transactionId} was canceled while '${indexName}' was being built`);
+        await this.indexes
+          .dropTableIndex(ctx, id, indexName, branch)
+          .catch((e) => this.logger.warn(`could not drop the canceled index '${indexName}' (transaction ${transactionId}); drop it with DropTableIndex: ${(e as Error).message}`));
+        return when === 'stopped' ? 'canceled during the build; the build was stopped' : 'canceled during the build; the built index was dropped';
+      },
+    };
   }
 
   @OnWorkerEvent('failed')
@@ -113,6 +97,4 @@ export class IndexBuildProcessor extends JobProcessor implements OnModuleInit {
   }
 }
 
-function contextOf(job: IndexBuildJob): RequestContext {
-  return workerContext(job.database);
-}
+type IndexBuild = Awaited<ReturnType<IndexService['buildOf']>>;

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadConfigOrExit } from '@app/config';
-import { JsonLogger, createLogger } from '@app/core';
+import { JsonLogger, createLogger } from '@app/nest-wiring';
 import { redactedUrl } from '@app/event-store';
 import { noRedisHint, redisAnswers } from '@app/jobs';
 import { WorkerModule } from './worker.module';

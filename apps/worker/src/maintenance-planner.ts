@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, EVENT_STORE } from '@app/core';
+import { APP_CONFIG, EVENT_STORE } from '@app/nest-wiring';
 import { CatalogView, ObjectId } from '@app/catalog';
 import { MaintenanceService } from '@app/application';
 import { EventStore, Subscription } from '@app/event-store';

@@ -4,7 +4,7 @@ import { Job, UnrecoverableError } from 'bullmq';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import { DataService, jobFailure } from '@app/application';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { JobRefusal, QUEUES, QueryAnalysisJob } from '@app/jobs';
 import { TableQuery } from '@app/lance';
 import { isWait, runAttempt } from './unavailable-waits';

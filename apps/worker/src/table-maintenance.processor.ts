@@ -1,19 +1,19 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job } from 'bullmq';
-import { TableOnBranch, TableState } from '@app/catalog';
+import { TableLine, TableState } from '@app/catalog';
 import { MaintenanceService, TransactionService } from '@app/application';
 import { QUEUES, TableMaintenanceJob } from '@app/jobs';
 import { JobProcessor } from './job-processor';
-import { OneCallJob, lockOptions, recordFailedAttempt, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { TransactionJob, lockOptions, recordFailedAttempt, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
 
 /**
  * Runs one maintenance job (compaction, version expiry, index optimisation) per table line at a
- * time, with an index build's transaction life (see runOneCallJob): Lance's work cannot be stopped
- * once begun, so a cancel during it leaves what it committed and the transaction Canceled.
+ * time, in the life every transaction's job lives (see runTransactionJob): Lance's work cannot be
+ * stopped once begun, so a cancel during it leaves what it committed and the transaction Canceled.
  */
 @Processor(QUEUES.tableMaintenance, lockOptions())
 export class TableMaintenanceProcessor extends JobProcessor implements OnModuleInit {
@@ -35,10 +35,10 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
   process(job: Job<TableMaintenanceJob>, token?: string): Promise<string> {
     const ctx = workerContext(job.data.database);
     const { transactionId, table, branch, kind, options } = job.data;
-    let found: TableOnBranch | undefined;
+    let found: TableLine | undefined;
     let whole: TableState | undefined;
     const attempts = transactionAttempts(job, `the ${kind.replace('_', ' ')} job`, this.config, this.transactions, this.logger);
-    const steps: OneCallJob = {
+    const steps: TransactionJob = {
       status: async () => {
         const now = await this.maintenance.jobOf(ctx, table, transactionId, branch);
         found = now.table;
@@ -58,7 +58,7 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
         return figures;
       },
     };
-    return timedJob(this.metrics, `maintenance-${kind}`, () => runAttempt(job, token, () => runOneCallJob(job, steps), attempts));
+    return timedJob(this.metrics, `maintenance-${kind}`, () => runAttempt(job, token, () => runTransactionJob(job, steps), attempts));
   }
 
   @OnWorkerEvent('failed')

@@ -3,7 +3,7 @@ import { Inject, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@
 import { Job } from 'bullmq';
 import { PurgeService } from '@app/application';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { QUEUES, TablePurgeJob } from '@app/jobs';
 import { isWait, runAttempt } from './unavailable-waits';
 import { JobProcessor } from './job-processor';

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { AppConfig, jobLockMsFromEnv } from '@app/config';
 import { RequestContext, TransactionService, jobFailure } from '@app/application';
 import { TransactionStatus } from '@app/catalog';
-import { Metrics } from '@app/core';
+import { Metrics } from '@app/nest-wiring';
 import { Job, UnrecoverableError } from 'bullmq';
 import { AttemptOptions, isWait } from './unavailable-waits';
 
@@ -74,28 +74,69 @@ export function goneUnlessUnavailable(what: string): (e: unknown) => never {
   };
 }
 
-/** What a job whose work is one call, not to be stopped once begun (a backfill, a view refresh), does at each step. */
-export interface OneCallJob {
+/** How often a job whose work can stop looks for its transaction being canceled. */
+const CANCEL_CHECK_MS = 1000;
+
+/** What the job life offers the work while it runs. */
+export interface JobLife {
+  /** For work that can stop: from now on the transaction is looked at every second, and the signal aborts once it is Canceled. */
+  stoppable(): AbortSignal;
+}
+
+/** What a transaction's job does at each step of its life (see runTransactionJob). */
+export interface TransactionJob {
   /** Where the transaction stands now; throws when the table or the transaction is gone. */
   status(): Promise<TransactionStatus>;
   setStatus(status: TransactionStatus, properties: Record<string, string>): Promise<void>;
   /** The work: answers what the transaction records of it when it ends. */
-  work(): Promise<Record<string, string>>;
+  work(life: JobLife): Promise<Record<string, string>>;
+  /**
+   * What a cancel leaves that came while the work ran: absent, what the work wrote stays and the
+   * transaction ends Canceled with it (one Lance call, not to be undone); given, the work's result
+   * is undone (a built index dropped), `stopped` when the work stopped at the cancel, and this
+   * answers the job's outcome.
+   */
+  undo?(when: 'stopped' | 'finished'): Promise<string>;
+  /** The job's outcome when it succeeded; 'done' unless said. */
+  succeeded?: string;
+  /** What the job fails with when its table or transaction is gone at the start. */
+  gone?: string;
 }
 
 /**
- * Such a job's life: skipped when its transaction is already final (canceled while queued), Running
- * while it works, then Succeeded, or Canceled (keeping what the work wrote) when a cancel came
- * meanwhile. What a failure means (a refusal, a wait) is runAttempt's to say.
+ * The life every transaction's job lives (index builds, backfills, view refreshes, maintenance):
+ * skipped when its transaction is already final (canceled while queued), Running while it works,
+ * then Succeeded, or Canceled when a cancel came meanwhile (see `undo`). What a failure means (a
+ * refusal, a wait) is runAttempt's to say.
  */
-export async function runOneCallJob(job: Job, steps: OneCallJob): Promise<string> {
-  const before = await steps.status().catch(goneUnlessUnavailable("the job's table or transaction is gone"));
+export async function runTransactionJob(job: Job, steps: TransactionJob): Promise<string> {
+  const before = await steps.status().catch(goneUnlessUnavailable(steps.gone ?? "the job's table or transaction is gone"));
   if (FINAL_STATUSES.has(before)) return `skipped: transaction is ${before}`;
   await steps.setStatus('Running', { started_at: new Date().toISOString(), attempt: String(job.attemptsMade + 1) });
-  const outcome = await steps.work();
-  const canceled = (await steps.status()) === 'Canceled';
-  await steps.setStatus(canceled ? 'Canceled' : 'Succeeded', { ...outcome, finished_at: new Date().toISOString() });
-  return canceled ? 'canceled: what the work wrote before the cancel stays' : 'done';
+  const canceled = new AbortController();
+  let watch: NodeJS.Timeout | undefined;
+  const life: JobLife = {
+    stoppable: () => {
+      watch ??= setInterval(() => void steps.status().then((s) => s === 'Canceled' && canceled.abort(), () => undefined), CANCEL_CHECK_MS);
+      return canceled.signal;
+    },
+  };
+  let outcome: Record<string, string>;
+  try {
+    outcome = await steps.work(life);
+  } catch (e) {
+    if (canceled.signal.aborted && steps.undo) return steps.undo('stopped');
+    throw e;
+  } finally {
+    clearInterval(watch);
+  }
+  if ((await steps.status()) === 'Canceled') {
+    if (steps.undo) return steps.undo('finished');
+    await steps.setStatus('Canceled', { ...outcome, finished_at: new Date().toISOString() });
+    return 'canceled: what the work wrote before the cancel stays';
+  }
+  await steps.setStatus('Succeeded', { ...outcome, finished_at: new Date().toISOString() });
+  return steps.succeeded ?? 'done';
 }
 
 /** A failed attempt: logged; the last one marks the transaction Failed with the reason. */

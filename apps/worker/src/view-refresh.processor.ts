@@ -1,19 +1,19 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/core';
+import { APP_CONFIG, Metrics } from '@app/nest-wiring';
 import { Job } from 'bullmq';
 import { TableState } from '@app/catalog';
 import { MaterializedViewService, TransactionService } from '@app/application';
 import { QUEUES, ViewRefreshJob } from '@app/jobs';
-import { lockOptions, recordFailedAttempt, OneCallJob, runOneCallJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
+import { lockOptions, recordFailedAttempt, TransactionJob, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
 import { runAttempt } from './unavailable-waits';
 import { JobProcessor } from './job-processor';
 
 /**
  * Refreshes one materialized view per job (RefreshMaterializedView), with lancedb's own refresh:
- * incremental when the source's changes allow it, else a rebuild. Its transaction lives an index
- * build's life (see runOneCallJob).
+ * incremental when the source's changes allow it, else a rebuild. Its transaction lives the life
+ * every transaction's job lives (see runTransactionJob).
  */
 @Processor(QUEUES.viewRefreshes, lockOptions())
 export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
@@ -38,7 +38,7 @@ export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
     // The table as the last look at the transaction found it.
     let found: TableState | undefined;
     const attempts = transactionAttempts(job, 'refreshing the view', this.config, this.transactions, this.logger);
-    const steps: OneCallJob = {
+    const steps: TransactionJob = {
       status: async () => {
         const now = await this.views.jobOf(ctx, table, transactionId);
         found = now.table;
@@ -51,7 +51,7 @@ export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
         return { mode: done.mode, rows_written: String(done.rowsWritten), source_version: String(done.sourceVersion), view_version: String(done.version) };
       },
     };
-    return timedJob(this.metrics, 'view-refresh', () => runAttempt(job, token, () => runOneCallJob(job, steps), attempts));
+    return timedJob(this.metrics, 'view-refresh', () => runAttempt(job, token, () => runTransactionJob(job, steps), attempts));
   }
 
   @OnWorkerEvent('failed')

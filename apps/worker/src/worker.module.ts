@@ -2,7 +2,7 @@ import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@app/config';
-import { CatalogModule, ConfigModule } from '@app/core';
+import { CatalogModule, ConfigModule } from '@app/nest-wiring';
 import { QUEUES, redisConnection } from '@app/jobs';
 import { ColumnBackfillProcessor } from './column-backfill.processor';
 import { IndexBuildProcessor } from './index-build.processor';

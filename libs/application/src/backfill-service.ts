@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode, ObjectId, TableOnBranch, TransactionStatus, decideRequestTableBackfill, onBranch } from '@app/catalog';
+import { CatalogError, ErrorCode, ObjectId, TableLine, TransactionStatus, decideRequestTableBackfill, requireLine } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter } from './catalog-writer';
 import { DataService } from './data-service';
@@ -47,11 +47,11 @@ export class BackfillService {
   /** The table (on the job's branch) a backfill job works on, and where its transaction stands. */
   async jobOf(ctx: RequestContext, id: ObjectId, transactionId: string, branch?: string) {
     const work = await transactionWorkOf(this.projections, ctx, id, transactionId);
-    return { ...work, table: onBranch(work.table, branch) };
+    return { ...work, table: requireLine(work.table, branch) };
   }
 
   /** Fills the column's rows that hold no value; answers how many and the table's version after. */
-  async fill(ctx: RequestContext, table: TableOnBranch, column: string): Promise<{ rowsFilled: number; version: number }> {
+  async fill(ctx: RequestContext, table: TableLine, column: string): Promise<{ rowsFilled: number; version: number }> {
     const dataset = await this.data.open(ctx, table);
     try {
       return await dataset.refreshColumn(column);

@@ -10,7 +10,8 @@ import {
   branchesOf,
   decideCreateTableBranch,
   decideDeleteTableBranch,
-  onBranch,
+  findLine,
+  requireLine,
   requireTable,
   takePage,
 } from '@app/catalog';
@@ -72,7 +73,7 @@ export class BranchService {
   private async contents(table: TableState, b: BranchState) {
     const parentBranch = b.recordedBy === 'commit' ? await this.refFiles.parentOf(table.location, b.name) : b.parentBranch;
     // As Lance records it: the size of the manifest the branch started from.
-    const parent = parentBranch === undefined ? table : table.branches?.get(parentBranch);
+    const parent = findLine(table, parentBranch);
     const started = parent?.versions.get(b.parentVersion) ?? b.versions.get(b.parentVersion);
     return {
       ...(parentBranch ? { parentBranch } : {}),
@@ -114,7 +115,7 @@ export class BranchService {
     const table = await this.table(ctx, cmd.id);
     const line = table.branches?.get(cmd.name);
     if (line?.latestVersion === undefined || (await this.refFiles.exists(table.location, cmd.name))) return false;
-    const source = onBranch(table, line.parentBranch);
+    const source = requireLine(table, line.parentBranch);
     await this.refFiles.write(table.location, cmd.name, {
       parentBranch: line.parentBranch,
       parentVersion: line.parentVersion,

@@ -7,8 +7,8 @@ import {
   TableState,
   decideRecordTableDataChanged,
   isOnlyDeclared,
-  TableOnBranch,
-  onBranch,
+  TableLine,
+  requireLine,
   requireTable,
   requireVersion,
 } from '@app/catalog';
@@ -63,8 +63,8 @@ export class DataService {
   }
 
   /** The table on `branch` (absent: main), refusing a version that line does not have. */
-  async table(ctx: RequestContext, id: ObjectId, version?: number, branch?: string): Promise<TableOnBranch> {
-    return this.checked(onBranch(requireTable(await this.view(ctx), id), branch), version);
+  async table(ctx: RequestContext, id: ObjectId, version?: number, branch?: string): Promise<TableLine> {
+    return this.checked(requireLine(requireTable(await this.view(ctx), id), branch), version);
   }
 
   private async view(ctx: RequestContext) {
@@ -91,7 +91,7 @@ export class DataService {
    * Opens a table for reading (at a version) or writing; refuses a table that has no data yet. The
    * caller owns the handle and closes it: for long work (index builds) and pinned versions.
    */
-  async open(ctx: RequestContext, table: TableOnBranch, version?: number): Promise<LanceTable> {
+  async open(ctx: RequestContext, table: TableLine, version?: number): Promise<LanceTable> {
     await this.refuseOnlyDeclared(table);
     return this.openFresh(ctx, table, version);
   }
@@ -104,7 +104,7 @@ export class DataService {
    */
   async use<T>(
     ctx: RequestContext,
-    table: TableOnBranch,
+    table: TableLine,
     access: 'read' | 'write',
     work: (t: LanceTable, writer?: string) => Promise<T>,
     version?: number,
@@ -135,7 +135,7 @@ export class DataService {
     }
   }
 
-  private async openFresh(ctx: RequestContext, table: TableOnBranch, version?: number): Promise<LanceTable> {
+  private async openFresh(ctx: RequestContext, table: TableLine, version?: number): Promise<LanceTable> {
     try {
       return table.managedVersioning
         ? await this.lance.open(ctx.database, [...table.id], { version, branch: table.branch })
@@ -203,7 +203,7 @@ export class DataService {
    */
   async run<K extends DataPlaneKind>(
     ctx: RequestContext,
-    table: TableOnBranch,
+    table: TableLine,
     op: Omit<Extract<DataPlaneOp, { kind: K }>, 'table'>,
     what: string,
     writing = false,
@@ -223,7 +223,7 @@ export class DataService {
   }
 
   /** The table as the data plane is told it: which one, which line, and its latest version as this caught-up state knows it. */
-  ref(ctx: RequestContext, table: TableOnBranch): DataPlaneTable {
+  ref(ctx: RequestContext, table: TableLine): DataPlaneTable {
     return {
       database: ctx.database,
       id: table.id,
@@ -272,12 +272,12 @@ export class DataService {
   /** The table a query reads, from one caught-up catalog state, and the HNSW index that serves it on the latest version, if any. */
   private async target(ctx: RequestContext, req: BranchQuery) {
     const view = await this.view(ctx);
-    const table = await this.checked(onBranch(requireTable(view, req.id), req.branch), req.version);
+    const table = await this.checked(requireLine(requireTable(view, req.id), req.branch), req.version);
     const hnsw = req.version === undefined ? this.hnsw.indexFor(view, table, req) : undefined;
     return { table, hnsw };
   }
 
-  private read<T>(ctx: RequestContext, table: TableOnBranch, version: number | undefined, work: (t: LanceTable) => Promise<T>, failure = 'the query failed'): Promise<T> {
+  private read<T>(ctx: RequestContext, table: TableLine, version: number | undefined, work: (t: LanceTable) => Promise<T>, failure = 'the query failed'): Promise<T> {
     return this.use(
       ctx,
       table,

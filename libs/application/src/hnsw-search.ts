@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import type { Table as LanceTable } from '@lancedb/lancedb';
-import { CatalogView, IndexState, TableOnBranch, TableState, indexStatusOf, lineLocation } from '@app/catalog';
+import { CatalogView, IndexState, TableLine, TableState, hnswDir, hnswFiles, indexStatusOf, lineLocation } from '@app/catalog';
 import { HnswCache, LiveRows, TableQuery, searchHnsw } from '@app/lance';
 import { TableFiles } from '@app/storage';
 
@@ -25,11 +25,11 @@ export class HnswSearch {
     );
   }
 
-  async query(dataset: LanceTable, table: TableOnBranch, index: IndexState, q: TableQuery): Promise<{ rows: arrow.Table; plan: string }> {
+  async query(dataset: LanceTable, table: TableLine, index: IndexState, q: TableQuery): Promise<{ rows: arrow.Table; plan: string }> {
     const started = process.hrtime.bigint();
     const location = lineLocation(table);
     const loaded = await this.cache.load(location, index.name);
-    if (!loaded) throw new Error(`the HNSW index '${index.name}' has no files at ${location}/_hnsw`);
+    if (!loaded) throw new Error(`the HNSW index '${index.name}' has no files at ${hnswDir(location)}`);
     const offset = q.offset ?? 0;
     const found = await searchHnsw(dataset, loaded, await this.live.of(dataset, location), q.vector!.single_vector!, q.k + offset, q.ef);
     const page = found.hits.slice(offset, offset + q.k);
@@ -50,10 +50,10 @@ export class HnswSearch {
     return { rows, plan };
   }
 
-  explain(table: TableOnBranch, index: IndexState, q: TableQuery): string {
+  explain(table: TableLine, index: IndexState, q: TableQuery): string {
     return [
       `HnswSearch: index=${index.name}, column=${index.columns[0]}, k=${q.k}, offset=${q.offset ?? 0}`,
-      `  graph built by hnswlib-node at ${lineLocation(table)}/_hnsw/${index.name}.bin`,
+      `  graph built by hnswlib-node at ${hnswFiles(lineLocation(table), index.name).graph}`,
       '  then an exact scan of the rows written since the build; results merged by distance',
     ].join('\n');
   }

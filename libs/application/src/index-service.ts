@@ -11,9 +11,10 @@ import {
   TransactionStatus,
   decideDropTableIndex,
   decideRequestTableIndex,
+  findLine,
   indexStatusOf,
   lineLocation,
-  onBranch,
+  requireLine,
   requireIndex,
   requireTable,
   takePage,
@@ -172,7 +173,7 @@ export class IndexService {
   /** The worker's view of a build: the index request and its transaction's status. */
   async buildOf(ctx: RequestContext, id: ObjectId, name: string, transactionId: string, branch?: string) {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    const table = onBranch(requireTable(view, id), branch);
+    const table = requireLine(requireTable(view, id), branch);
     const index = requireIndex(view, id, name, branch);
     if (index.transactionId !== transactionId) throw new CatalogError(ErrorCode.TransactionNotFound, 'the index was requested again since');
     return { table, index, status: view.transaction(transactionId)!.status };
@@ -185,8 +186,7 @@ export class IndexService {
 
 /** Whether the catalog holds a request for the index on that line of the table (branches may be gone). */
 function recordedIndex(view: CatalogView, id: ObjectId, name: string, branch: string | undefined): boolean {
-  const table = view.table(id);
-  return !!(branch === undefined ? table : table?.branches?.get(branch))?.indexes.has(name);
+  return !!findLine(view.table(id), branch)?.indexes.has(name);
 }
 
 function indexNameOf(events: CatalogEvent[]): string {

@@ -1,5 +1,5 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
-import { DataPlaneFailure, classifyLanceFailure, storeUnreachable } from '@app/lance';
+import { DataPlaneFailure, classifyLanceFailure } from '@app/lance';
 
 /**
  * A Lance failure as the caller's answer, in the catalog's words (see classifyLanceFailure); Lance's
@@ -30,11 +30,6 @@ export function lanceInputError(e: unknown, what: string, writing = false, versi
     case 'refused':
       return refusal(ErrorCode.InvalidInput, `${what}: ${failure.reason ?? 'Lance refused the request for this table (the request id names the reason in the server\'s log)'}`);
   }
-}
-
-/** Lance's object store could not be reached, or answered with a server error other than "not implemented". */
-export function storageUnreachable(message: string): boolean {
-  return storeUnreachable(message);
 }
 
 /**

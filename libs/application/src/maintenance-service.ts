@@ -8,13 +8,14 @@ import {
   MaintenanceKind,
   MaintenancePolicy,
   ObjectId,
-  TableOnBranch,
+  TableLine,
   TransactionStatus,
   decideRequestTableMaintenance,
   expiryCandidates,
   lineLocation,
   maintenancePolicy,
-  onBranch,
+  findLine,
+  requireLine,
   requireTable,
 } from '@app/catalog';
 import { TableMaintenanceJob } from '@app/jobs';
@@ -103,7 +104,7 @@ export class MaintenanceService {
   /** The table line a job works on, and where its transaction stands. */
   async jobOf(ctx: RequestContext, id: ObjectId, transactionId: string, branch?: string) {
     const work = await transactionWorkOf(this.projections, ctx, id, transactionId);
-    return { ...work, whole: work.table, table: onBranch(work.table, branch) };
+    return { ...work, whole: work.table, table: requireLine(work.table, branch) };
   }
 
   setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Record<string, string> = {}) {
@@ -111,7 +112,7 @@ export class MaintenanceService {
   }
 
   /** Compaction: Lance rewrites small fragments into fewer, materialising deletions; its commit comes through the catalog. */
-  async compact(ctx: RequestContext, line: TableOnBranch): Promise<Record<string, string>> {
+  async compact(ctx: RequestContext, line: TableLine): Promise<Record<string, string>> {
     return this.optimize(ctx, line, 'compacting the table failed');
   }
 
@@ -122,7 +123,7 @@ export class MaintenanceService {
    * those exactly meanwhile). A rebuilt graph replaces the old one whole; processes that loaded it
    * load the new one on their next query.
    */
-  async optimizeIndices(ctx: RequestContext, line: TableOnBranch, table: TableState): Promise<Record<string, string>> {
+  async optimizeIndices(ctx: RequestContext, line: TableLine, table: TableState): Promise<Record<string, string>> {
     const figures = await this.optimize(ctx, line, 'optimising the indexes failed');
     const { policy } = maintenancePolicy(await this.view(ctx), table, this.defaults);
     const stale = await this.staleGraphs(line, policy);
@@ -144,7 +145,7 @@ export class MaintenanceService {
   }
 
   /** The line's ready HNSW indexes whose graphs miss more than the policy's share of the rows the latest version holds. */
-  private async staleGraphs(line: TableOnBranch, policy: MaintenancePolicy): Promise<IndexState[]> {
+  private async staleGraphs(line: TableLine, policy: MaintenancePolicy): Promise<IndexState[]> {
     const graphs = [...line.indexes.values()].filter((i) => i.indexType === 'HNSW');
     if (!graphs.length || line.latestVersion === undefined) return [];
     const rows = (await manifestSummary(this.files, lineLocation(line), line.latestVersion, 0))?.physicalRows ?? 0;
@@ -156,7 +157,7 @@ export class MaintenanceService {
     return stale;
   }
 
-  private async optimize(ctx: RequestContext, line: TableOnBranch, what: string): Promise<Record<string, string>> {
+  private async optimize(ctx: RequestContext, line: TableLine, what: string): Promise<Record<string, string>> {
     const started = Date.now();
     return this.withDataset(ctx, line, what, async (dataset) => {
       const before = await figures(dataset);
@@ -186,7 +187,7 @@ export class MaintenanceService {
    * Lance removes their manifests and the files only they used. A crash in between leaves files the
    * next run removes; versions found gone afterwards are recorded too.
    */
-  async expire(ctx: RequestContext, line: TableOnBranch, transactionId: string, rule: { olderThanSeconds?: number; keepLast?: number }): Promise<Record<string, string>> {
+  async expire(ctx: RequestContext, line: TableLine, transactionId: string, rule: { olderThanSeconds?: number; keepLast?: number }): Promise<Record<string, string>> {
     const started = Date.now();
     const location = lineLocation(line);
     const tagged = new Set(Object.values(await this.tags.list(line.location)).filter((t) => (t.branch ?? undefined) === line.branch).map((t) => t.version));
@@ -194,7 +195,7 @@ export class MaintenanceService {
     await this.withDataset(ctx, line, 'compacting the table failed', (dataset) => dataset.optimize({ cleanupOlderThan: new Date(0), deleteUnverified: false }));
     const table = requireTable(await this.view(ctx), line.id);
     const candidates = new Set(expiryCandidates(table, line.branch, rule, tagged, Date.now()));
-    const kept = onBranch(table, line.branch)
+    const kept = requireLine(table, line.branch)
       .versions.values()
       .map((v) => v.version)
       .filter((v) => !candidates.has(v))
@@ -223,7 +224,7 @@ export class MaintenanceService {
     return done(recorded.length + after.length, removed.prune.bytesRemoved, cutoff);
   }
 
-  private async withDataset<T>(ctx: RequestContext, line: TableOnBranch, what: string, work: (dataset: LanceTable) => Promise<T>): Promise<T> {
+  private async withDataset<T>(ctx: RequestContext, line: TableLine, what: string, work: (dataset: LanceTable) => Promise<T>): Promise<T> {
     const dataset = await this.data.open(ctx, line);
     try {
       return await work(dataset);
@@ -244,7 +245,7 @@ export class MaintenanceService {
     const view = await this.view(ctx);
     const table = view.table(id);
     if (!table?.managedVersioning || (branch !== undefined && !table.branches?.has(branch))) return undefined;
-    const line = onBranch(table, branch);
+    const line = requireLine(table, branch);
     const running = (branch === undefined ? table : table.branches!.get(branch)!).maintenance;
     if (line.latestVersion === undefined || (running !== undefined && !FINAL.has(view.transaction(running)?.status ?? 'Succeeded'))) return undefined;
     const { policy } = maintenancePolicy(view, table, this.defaults);
@@ -258,7 +259,7 @@ export class MaintenanceService {
     return kind;
   }
 
-  private async needed(ctx: RequestContext, line: TableOnBranch, table: ReturnType<CatalogView['table']> & object, policy: MaintenancePolicy): Promise<MaintenanceKind | undefined> {
+  private async needed(ctx: RequestContext, line: TableLine, table: ReturnType<CatalogView['table']> & object, policy: MaintenancePolicy): Promise<MaintenanceKind | undefined> {
     if (policy.compact) {
       const summary = await manifestSummary(this.files, lineLocation(line), line.latestVersion!, policy.smallFragmentRows);
       if (summary && (summary.fragments > policy.compactMaxFragments || summary.smallFragments > policy.compactMaxSmallFragments)) return 'compact';
@@ -280,9 +281,9 @@ export class MaintenanceService {
   async describe(ctx: RequestContext, id: ObjectId, branch?: string) {
     const view = await this.view(ctx);
     const table = requireTable(view, id);
-    const line = onBranch(table, branch);
+    const line = requireLine(table, branch);
     const { policy, problems } = maintenancePolicy(view, table, this.defaults);
-    const last = (branch === undefined ? table : table.branches?.get(branch))?.maintenance;
+    const last = findLine(table, branch)?.maintenance;
     const lastJob = last ? view.transaction(last) : undefined;
     const summary = line.latestVersion === undefined ? undefined : await manifestSummary(this.files, lineLocation(line), line.latestVersion, policy.smallFragmentRows);
     return {

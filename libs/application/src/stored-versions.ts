@@ -1,7 +1,7 @@
-import { CatalogError, ErrorCode, ObjectId, TableOnBranch, VersionRecord, decideVersionsGone, finalManifestName, lineLocation, onBranch, requireTable } from '@app/catalog';
+import { CatalogError, ErrorCode, ObjectId, TableLine, VersionRecord, decideVersionsGone, findLine, lineLocation, manifestFile, requireLine, requireTable } from '@app/catalog';
 import { listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
-import { TableFiles, joinLocation } from '@app/storage';
+import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
 
@@ -42,7 +42,7 @@ export class StoredVersions {
    * recording it deleted. The caller found the version in the line first: a version the line no
    * longer holds was recorded deleted meanwhile (the line is the state's own, folded in place).
    */
-  async requireStored(ctx: RequestContext, line: TableOnBranch, version: number): Promise<void> {
+  async requireStored(ctx: RequestContext, line: TableLine, version: number): Promise<void> {
     if (!line.managedVersioning) return;
     const record = line.versions.get(version);
     if (!record) throw gone(line, version);
@@ -61,19 +61,18 @@ export class StoredVersions {
     });
   }
 
-  private async line(ctx: RequestContext, id: ObjectId, branch?: string): Promise<TableOnBranch | undefined> {
+  private async line(ctx: RequestContext, id: ObjectId, branch?: string): Promise<TableLine | undefined> {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
     const table = requireTable(view, id);
-    return branch === undefined || table.branches?.has(branch) ? onBranch(table, branch) : undefined;
+    return findLine(table, branch) ? requireLine(table, branch) : undefined;
   }
 
-  private async present(line: TableOnBranch, record: VersionRecord): Promise<boolean> {
-    const name = finalManifestName(record.version, record.namingScheme ?? line.namingScheme ?? 'V2');
-    return (await this.files.head(joinLocation(lineLocation(line), '_versions', name))) !== undefined;
+  private async present(line: TableLine, record: VersionRecord): Promise<boolean> {
+    return (await this.files.head(manifestFile(lineLocation(line), record.version, record.namingScheme ?? line.namingScheme ?? 'V2'))) !== undefined;
   }
 }
 
-export function gone(line: TableOnBranch, version: number): CatalogError {
+export function gone(line: TableLine, version: number): CatalogError {
   const where = line.branch === undefined ? '' : ` on branch '${line.branch}'`;
   return new CatalogError(ErrorCode.TableVersionNotFound, `version ${version}${where} no longer exists: its manifest was removed from storage`);
 }

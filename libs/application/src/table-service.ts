@@ -7,8 +7,8 @@ import {
   PageRequest,
   Properties,
   RegisterTableMode,
-  TableOnBranch,
-  onBranch,
+  TableLine,
+  requireLine,
   TableState,
   decideDeclareTable,
   decideDeregisterTable,
@@ -142,7 +142,7 @@ export class TableService {
   }
 
   async describeTable(ctx: RequestContext, req: DescribeTableRequest) {
-    const table = onBranch(requireTable(await this.view(ctx), req.id), req.branch);
+    const table = requireLine(requireTable(await this.view(ctx), req.id), req.branch);
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
@@ -229,7 +229,7 @@ export class TableService {
    * through this catalog (a TableVersionCreated of its own), and the restore itself is recorded too.
    */
   async restoreTable(ctx: RequestContext, req: { id: ObjectId; version: number; branch?: string }) {
-    const table = onBranch(requireTable(await this.view(ctx), req.id), req.branch);
+    const table = requireLine(requireTable(await this.view(ctx), req.id), req.branch);
     if (table.managedVersioning) {
       requireVersion(table, req.version);
       await this.options.stored?.requireStored(ctx, table, req.version);
@@ -255,7 +255,7 @@ export class TableService {
     }));
   }
 
-  private async onlyDeclared(table: TableOnBranch): Promise<boolean> {
+  private async onlyDeclared(table: TableLine): Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
     return (await listManifestsOnDisk(this.warehouse.files, table.location)).length === 0;
   }

@@ -7,9 +7,9 @@ import {
   ErrorCode,
   ObjectId,
   PageRequest,
-  TableOnBranch,
-  onBranch,
-  onWhat,
+  TableLine,
+  requireLine,
+  describeLine,
   refuseBranchOfUnmanaged,
   TableState,
   VersionRange,
@@ -17,7 +17,8 @@ import {
   branchLocation,
   decideBatch,
   decideDeleteTableBranch,
-  finalManifestName,
+  findLine,
+  manifestFile,
   decideCreateTableVersion,
   decideDeleteTableVersions,
   displayId,
@@ -28,7 +29,7 @@ import {
 } from '@app/catalog';
 import { FinalisedManifest, ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
-import { TableFiles, joinLocation } from '@app/storage';
+import { TableFiles } from '@app/storage';
 import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
 import { DataChangeHandoff } from './data-change-handoff';
 import { RequestContext } from './request-context';
@@ -90,16 +91,16 @@ export class VersionService {
    * catalog lists any version of it).
    */
   private async branchFilesGone(table: TableState, branch: string): Promise<boolean> {
-    const line = table.branches?.get(branch);
+    const line = findLine(table, branch);
     if (!line || line.latestVersion === undefined) return false;
     const record = line.versions.get(line.latestVersion)!;
-    const manifest = joinLocation(branchLocation(table.location, branch), '_versions', finalManifestName(record.version, record.namingScheme));
+    const manifest = manifestFile(branchLocation(table.location, branch), record.version, record.namingScheme);
     return (await this.files.head(manifest)) === undefined;
   }
 
   async describeTableVersion(ctx: RequestContext, id: ObjectId, version: number | undefined, branch?: string) {
     const table = requireTable(await this.view(ctx), id);
-    const line = onBranch(table, branch);
+    const line = requireLine(table, branch);
     const record = table.managedVersioning
       ? requireVersion(line, version ?? latestOf(line))
       : await this.versionOnDisk(table, version);
@@ -161,7 +162,7 @@ export class VersionService {
       const view = await this.projections.current(ctx.database).then((p) => p.state, () => undefined);
       for (const [manifest, event] of [...finalised].reverse()) {
         const table = view?.table(event.data.table);
-        const line = event.data.branch === undefined ? table : table?.branches?.get(event.data.branch);
+        const line = findLine(table, event.data.branch);
         const recorded = view ? table?.uuid === event.data.tableUuid && !!line?.versions.has(event.data.version) : true;
         await this.finaliser.discard(manifest, recorded, recorded ? line?.versions.get(event.data.version)?.manifestSize : undefined);
       }
@@ -203,9 +204,9 @@ export class VersionService {
   }
 }
 
-function latestOf(table: TableOnBranch): number {
+function latestOf(table: TableLine): number {
   if (table.latestVersion === undefined) {
-    throw new CatalogError(ErrorCode.TableVersionNotFound, `${onWhat(table)} has no version yet`);
+    throw new CatalogError(ErrorCode.TableVersionNotFound, `${describeLine(table)} has no version yet`);
   }
   return table.latestVersion;
 }

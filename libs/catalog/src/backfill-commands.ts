@@ -1,8 +1,8 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent } from './events';
 import { ObjectId, displayId } from './ids';
-import { CatalogView } from './state';
-import { onBranch } from './branch-commands';
+import { CatalogView } from './catalog-view';
+import { requireLine } from './table-line';
 import { requireTable } from './table-commands';
 
 export interface RequestTableBackfill {
@@ -16,7 +16,7 @@ export interface RequestTableBackfill {
 
 /** A computed column's rows are filled by a worker; the request is recorded as a Queued transaction. */
 export function decideRequestTableBackfill(view: CatalogView, cmd: RequestTableBackfill): CatalogEvent[] {
-  const table = onBranch(requireTable(view, cmd.id), cmd.branch);
+  const table = requireLine(requireTable(view, cmd.id), cmd.branch);
   if (cmd.computed === undefined) {
     throw new CatalogError(ErrorCode.TableColumnNotFound, `column '${cmd.column}' does not exist in table '${displayId(cmd.id)}'`);
   }

@@ -2,7 +2,8 @@ import { CatalogError } from './errors';
 import { CatalogEvent, EventMetadata } from './events';
 import { evolve } from './evolve';
 import { ObjectId } from './ids';
-import { CatalogView, DraftCatalog } from './state';
+import { CatalogView } from './catalog-view';
+import { DraftCatalog } from './draft-catalog';
 import { DeclareTable, decideDeclareTable, decideDeregisterTable } from './table-commands';
 import { CreateTableVersion, VersionRange, decideCreateTableVersion, decideDeleteTableVersions } from './version-commands';
 

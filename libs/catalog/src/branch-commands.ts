@@ -1,69 +1,10 @@
-import { CatalogError, ErrorCode, invalidInput } from './errors';
+import { CatalogError, ErrorCode } from './errors';
 import { CatalogEvent } from './events';
 import { ObjectId, displayId } from './ids';
-import { branchLocation } from './manifest-names';
-import { BranchState, CatalogView, TableState } from './state';
+import { CatalogView } from './catalog-view';
+import { BranchState, TableState } from './table-state';
+import { refuseBranchOfUnmanaged, requireBranch, requireLine, requireVersion, validateBranchName } from './table-line';
 import { requireTable } from './table-commands';
-import { requireVersion } from './version-commands';
-
-/** The branch every table has; naming it is the same as naming none. */
-export const MAIN_BRANCH = 'main';
-
-/** A table as one of its branches shows it: that branch's versions and latest version. */
-export type TableOnBranch = TableState & { branch?: string; branchCreatedAtMillis?: number };
-
-/**
- * Branch names become one directory under the table (`tree/<name>`) and one ref file, so they keep
- * to characters every object store takes in a key without escaping.
- */
-const BRANCH_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-export function validateBranchName(name: string): string {
-  if (!BRANCH_NAME.test(name) || name.endsWith('.lock') || name.includes('..')) {
-    throw invalidInput(
-      `branch name '${name}' is not valid`,
-      'use 1 to 128 letters, digits, dots, dashes or underscores, starting with a letter or digit',
-    );
-  }
-  if (name === MAIN_BRANCH) throw invalidInput(`'${MAIN_BRANCH}' is the table's own line of versions; pick another name`);
-  return name;
-}
-
-/** `branch` as a request gave it: absent, empty or `main` all mean the main branch. */
-export function branchOf(branch: string | null | undefined): string | undefined {
-  return branch === undefined || branch === null || branch === '' || branch === MAIN_BRANCH ? undefined : branch;
-}
-
-export function requireBranch(table: TableState, name: string): BranchState {
-  const branch = table.branches?.get(name);
-  if (!branch) {
-    throw new CatalogError(ErrorCode.TableBranchNotFound, `branch '${name}' of table '${displayId(table.id)}' does not exist`);
-  }
-  return branch;
-}
-
-/**
- * The table seen on `branch` (404 code 22 when it has no such branch); the table itself on main.
- * A branch of an unmanaged table is refused: its commits never reach the catalog.
- */
-export function onBranch(table: TableState, branch: string | undefined): TableOnBranch {
-  if (branch === undefined) return table;
-  refuseBranchOfUnmanaged(table, branch);
-  const line = requireBranch(table, branch);
-  return {
-    ...table,
-    versions: line.versions,
-    latestVersion: line.latestVersion,
-    indexes: line.indexes,
-    branch,
-    branchCreatedAtMillis: line.createdAtMillis,
-  };
-}
-
-/** Where the files the catalog keeps for one line of a table live (HNSW graphs): the branch's own tree, or the table's root. */
-export function lineLocation(table: TableOnBranch): string {
-  return table.branch === undefined ? table.location : branchLocation(table.location, table.branch);
-}
 
 export interface CreateTableBranch {
   id: ObjectId;
@@ -83,7 +24,7 @@ export function decideCreateTableBranch(view: CatalogView, cmd: CreateTableBranc
       `branch '${cmd.name}' of table '${displayId(table.id)}' already exists`,
     );
   }
-  const source = onBranch(table, cmd.fromBranch);
+  const source = requireLine(table, cmd.fromBranch);
   const parentVersion = cmd.fromVersion ?? source.latestVersion;
   if (parentVersion === undefined) {
     throw new CatalogError(
@@ -134,14 +75,4 @@ export function decideDeleteTableBranch(view: CatalogView, id: ObjectId, name: s
 /** Branches in name order, for ListTableBranches. */
 export function branchesOf(table: TableState): BranchState[] {
   return [...(table.branches?.values() ?? [])].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-/** Branches are kept through managed versioning: an unmanaged table's commits never reach the catalog. */
-export function refuseBranchOfUnmanaged(table: TableState, branch: string | undefined): void {
-  if (branch === undefined || table.managedVersioning) return;
-  throw new CatalogError(
-    ErrorCode.Unsupported,
-    `table '${displayId(table.id)}' does not use managed versioning, and this catalog keeps branches through managed versioning only`,
-    'Register the table with managed versioning to use branches through this catalog.',
-  );
 }

@@ -26,39 +26,9 @@ export enum ErrorCode {
   TableBranchAlreadyExists = 23,
 }
 
-const HTTP_STATUS: Record<ErrorCode, number> = {
-  [ErrorCode.Unsupported]: 406,
-  [ErrorCode.NamespaceNotFound]: 404,
-  [ErrorCode.NamespaceAlreadyExists]: 409,
-  [ErrorCode.NamespaceNotEmpty]: 409,
-  [ErrorCode.TableNotFound]: 404,
-  [ErrorCode.TableAlreadyExists]: 409,
-  [ErrorCode.TableIndexNotFound]: 404,
-  [ErrorCode.TableIndexAlreadyExists]: 409,
-  [ErrorCode.TableTagNotFound]: 404,
-  [ErrorCode.TableTagAlreadyExists]: 409,
-  [ErrorCode.TransactionNotFound]: 404,
-  [ErrorCode.TableVersionNotFound]: 404,
-  [ErrorCode.TableColumnNotFound]: 404,
-  [ErrorCode.InvalidInput]: 400,
-  [ErrorCode.ConcurrentModification]: 409,
-  [ErrorCode.PermissionDenied]: 403,
-  [ErrorCode.Unauthenticated]: 401,
-  [ErrorCode.ServiceUnavailable]: 503,
-  [ErrorCode.Internal]: 500,
-  [ErrorCode.InvalidTableState]: 409,
-  [ErrorCode.TableSchemaValidationError]: 400,
-  [ErrorCode.Throttling]: 429,
-  [ErrorCode.TableBranchNotFound]: 404,
-  [ErrorCode.TableBranchAlreadyExists]: 409,
-};
-
-export function httpStatusOf(code: ErrorCode): number {
-  return HTTP_STATUS[code] ?? 500;
-}
-
 /**
- * An expected failure: carries the Lance code so the HTTP layer can answer without guessing.
+ * An expected failure: carries the Lance code so whoever answers (the HTTP edge, a worker's job) can
+ * tell the caller what happened without guessing.
  * `internal` is what the log gets beside the request id and the caller never sees (Lance's own
  * text, with its source and file paths).
  */

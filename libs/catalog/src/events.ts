@@ -21,7 +21,7 @@ export type MaintenanceKind = 'compact' | 'expire_versions' | 'optimize_indices'
 
 export type TransactionStatus = 'Queued' | 'Running' | 'Succeeded' | 'Failed' | 'Canceled';
 
-interface TableRef {
+interface TableOfEvent {
   table: ObjectId;
   tableUuid: string;
 }
@@ -38,37 +38,37 @@ export type CatalogEvent =
   | { type: 'NamespaceDropped'; data: { namespace: ObjectId } }
   | {
       type: 'TableDeclared';
-      data: TableRef & { location: string; properties: Properties; managedVersioning: boolean };
+      data: TableOfEvent & { location: string; properties: Properties; managedVersioning: boolean };
     }
   | {
       type: 'TableRegistered';
-      data: TableRef & {
+      data: TableOfEvent & {
         location: string;
         properties: Properties;
         managedVersioning: boolean;
         versions: VersionRecord[];
       };
     }
-  | { type: 'TableDropped'; data: TableRef & { location: string } }
-  | { type: 'TableDeregistered'; data: TableRef & { location: string } }
+  | { type: 'TableDropped'; data: TableOfEvent & { location: string } }
+  | { type: 'TableDeregistered'; data: TableOfEvent & { location: string } }
   /** A dropped table's files are to be deleted once `purgeAfterMillis` (ms since the epoch) has passed. */
-  | { type: 'TablePurgeScheduled'; data: TableRef & { location: string; purgeAfterMillis: number } }
+  | { type: 'TablePurgeScheduled'; data: TableOfEvent & { location: string; purgeAfterMillis: number } }
   /**
    * A dropped table's files are gone. `skipped`: live tables whose locations lie inside or around
    * the dropped table's (a log from before such locations were refused may hold them), so nothing
    * was deleted and the files are left where they are.
    */
-  | { type: 'TablePurged'; data: TableRef & { location: string; files: number; skipped?: LiveLocation[] } }
+  | { type: 'TablePurged'; data: TableOfEvent & { location: string; files: number; skipped?: LiveLocation[] } }
   /** The location was registered again before its purge (how a dropped table is brought back). */
-  | { type: 'TablePurgeCanceled'; data: TableRef & { location: string; reason: string } }
-  | { type: 'TableRenamed'; data: TableRef & { newTable: ObjectId } }
+  | { type: 'TablePurgeCanceled'; data: TableOfEvent & { location: string; reason: string } }
+  | { type: 'TableRenamed'; data: TableOfEvent & { newTable: ObjectId } }
   /** `branch` absent: the main branch. */
-  | { type: 'TableVersionCreated'; data: TableRef & VersionRecord & { branch?: string } }
+  | { type: 'TableVersionCreated'; data: TableOfEvent & VersionRecord & { branch?: string } }
   /**
    * `reason`: why versions went without a DeleteTableVersions call: their manifests were found gone
    * from storage, or a maintenance job expired them (`transactionId`: that job's transaction).
    */
-  | { type: 'TableVersionsDeleted'; data: TableRef & { versions: number[]; branch?: string; reason?: string; transactionId?: string } }
+  | { type: 'TableVersionsDeleted'; data: TableOfEvent & { versions: number[]; branch?: string; reason?: string; transactionId?: string } }
   /**
    * A branch of the table, started from `parentVersion` of `parentBranch` (absent: main).
    * `recordedBy: 'commit'`: first seen as a client's commit on it, whose parent branch only Lance's
@@ -76,7 +76,7 @@ export type CatalogEvent =
    */
   | {
       type: 'TableBranchCreated';
-      data: TableRef & {
+      data: TableOfEvent & {
         branch: string;
         parentBranch?: string;
         parentVersion: number;
@@ -85,24 +85,24 @@ export type CatalogEvent =
       };
     }
   /** `reason`: set when the catalog found the branch's files already removed by a client. */
-  | { type: 'TableBranchDeleted'; data: TableRef & { branch: string; reason?: string } }
-  | { type: 'TableRestored'; data: TableRef & { fromVersion: number; version?: number; branch?: string } }
+  | { type: 'TableBranchDeleted'; data: TableOfEvent & { branch: string; reason?: string } }
+  | { type: 'TableRestored'; data: TableOfEvent & { fromVersion: number; version?: number; branch?: string } }
   | {
       type: 'TableIndexRequested';
-      data: TableRef & { indexName: string; columns: string[]; indexType: string; params: Record<string, unknown>; branch?: string };
+      data: TableOfEvent & { indexName: string; columns: string[]; indexType: string; params: Record<string, unknown>; branch?: string };
     }
   | {
       type: 'TableTagChanged';
-      data: TableRef & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number; branch?: string };
+      data: TableOfEvent & { tag: string; change: 'created' | 'updated' | 'deleted'; version?: number; branch?: string };
     }
   /** A worker is to fill the rows of a computed column that hold no value yet (AlterTableBackfillColumns). */
   /** A maintenance job (see maintenance.ts) asked for by a caller or by the workers' planner; its transaction starts Queued. */
-  | { type: 'TableMaintenanceRequested'; data: TableRef & { kind: MaintenanceKind; branch?: string; requestedBy: 'request' | 'planner'; options?: Record<string, number> } }
-  | { type: 'TableBackfillRequested'; data: TableRef & { column: string; branch?: string } }
+  | { type: 'TableMaintenanceRequested'; data: TableOfEvent & { kind: MaintenanceKind; branch?: string; requestedBy: 'request' | 'planner'; options?: Record<string, number> } }
+  | { type: 'TableBackfillRequested'; data: TableOfEvent & { column: string; branch?: string } }
   /** A worker is to refresh a materialized view from its source (RefreshMaterializedView). */
-  | { type: 'MaterializedViewRefreshRequested'; data: TableRef & { sourceVersion?: number } }
-  | { type: 'TableIndexDropped'; data: TableRef & { indexName: string; branch?: string } }
-  | { type: 'TableDataChanged'; data: TableRef & { operation: string; version: number; rows?: number; branch?: string } }
+  | { type: 'MaterializedViewRefreshRequested'; data: TableOfEvent & { sourceVersion?: number } }
+  | { type: 'TableIndexDropped'; data: TableOfEvent & { indexName: string; branch?: string } }
+  | { type: 'TableDataChanged'; data: TableOfEvent & { operation: string; version: number; rows?: number; branch?: string } }
   | {
       type: 'TransactionAltered';
       data: {

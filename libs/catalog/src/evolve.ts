@@ -1,6 +1,8 @@
 import { CatalogEnvelope, VersionRecord } from './events';
-import { CatalogStore, TableState } from './state';
-import { branchLocation } from './manifest-names';
+import { CatalogStore } from './catalog-view';
+import { branchLocation } from './dataset-layout';
+import { LineState, findLine } from './table-line';
+import { TableState } from './table-state';
 import { TableVersions } from './table-versions';
 
 /** Events that ask a worker for work: their transaction starts Queued. */
@@ -82,7 +84,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       const { table: _id, tableUuid: _uuid, branch, ...record } = event.data;
       if (branch === undefined) addVersion(table, record);
       else {
-        const line = table.branches?.get(branch);
+        const line = findLine(table, branch);
         if (!line) return;
         addToLine(line, record);
       }
@@ -90,7 +92,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     }
     case 'TableVersionsDeleted': {
       const table = store.tableForUpdate(event.data.table);
-      const line = event.data.branch === undefined ? table : table?.branches?.get(event.data.branch);
+      const line = findLine(table, event.data.branch);
       if (!line) return;
       for (const v of event.data.versions) line.versions.delete(v);
       if (line.latestVersion !== undefined && !line.versions.has(line.latestVersion)) {
@@ -119,7 +121,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     }
     case 'TableIndexRequested': {
       const table = store.tableForUpdate(event.data.table);
-      const line = event.data.branch === undefined ? table : table?.branches?.get(event.data.branch);
+      const line = findLine(table, event.data.branch);
       if (!line) return;
       line.indexes.set(event.data.indexName, {
         name: event.data.indexName,
@@ -137,12 +139,12 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     }
     case 'TableIndexDropped': {
       const table = store.tableForUpdate(event.data.table);
-      (event.data.branch === undefined ? table : table?.branches?.get(event.data.branch))?.indexes.delete(event.data.indexName);
+      findLine(table, event.data.branch)?.indexes.delete(event.data.indexName);
       return;
     }
     case 'TableMaintenanceRequested': {
       const table = store.tableForUpdate(event.data.table);
-      const line = event.data.branch === undefined ? table : table?.branches?.get(event.data.branch);
+      const line = findLine(table, event.data.branch);
       if (line) line.maintenance = metadata.transactionId;
       const tx = store.transactionForUpdate(metadata.transactionId);
       if (tx) {
@@ -182,7 +184,7 @@ function addVersion(table: TableState, record: VersionRecord): void {
 }
 
 /** Adds a version to a line of versions (main's or a branch's), moving its latest version on. */
-function addToLine(line: Pick<TableState, 'versions' | 'latestVersion'>, record: VersionRecord): void {
+function addToLine(line: LineState, record: VersionRecord): void {
   line.versions.add(record);
   if (line.latestVersion === undefined || record.version > line.latestVersion) line.latestVersion = record.version;
 }

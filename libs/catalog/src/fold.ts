@@ -1,6 +1,6 @@
 import { CatalogEnvelope } from './events';
 import { evolve } from './evolve';
-import { CatalogState } from './state';
+import { CatalogState } from './catalog-state';
 
 /** How often (in events of a database's stream) its state forgets old transactions. */
 export const FORGET_EVERY = 10_000;

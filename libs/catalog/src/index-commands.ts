@@ -1,10 +1,10 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent } from './events';
 import { ObjectId, displayId } from './ids';
-import { CatalogView, IndexState, TableState } from './state';
-import { onBranch } from './branch-commands';
+import { CatalogView } from './catalog-view';
+import { IndexState, TableState } from './table-state';
+import { describeLine, requireLine } from './table-line';
 import { requireTable } from './table-commands';
-import { onWhat } from './version-commands';
 
 /** The index types the catalog builds: Lance's own, plus HNSW kept beside the dataset. */
 export const VECTOR_INDEX_TYPES = ['IVF_FLAT', 'IVF_PQ', 'IVF_HNSW_SQ', 'IVF_HNSW_PQ', 'HNSW'] as const;
@@ -65,7 +65,7 @@ export function defaultIndexName(table: TableState, column: string): string {
 }
 
 export function decideRequestTableIndex(view: CatalogView, cmd: RequestTableIndex): CatalogEvent[] {
-  const table = onBranch(requireTable(view, cmd.id), cmd.branch);
+  const table = requireLine(requireTable(view, cmd.id), cmd.branch);
   const indexName = cmd.indexName ?? defaultIndexName(table, cmd.column);
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(indexName)) {
     throw invalidInput(`index name '${indexName}' must be 1-128 characters of [A-Za-z0-9_-]`);
@@ -90,9 +90,9 @@ export function decideRequestTableIndex(view: CatalogView, cmd: RequestTableInde
 }
 
 export function requireIndex(view: CatalogView, id: ObjectId, name: string, branch?: string): IndexState {
-  const table = onBranch(requireTable(view, id), branch);
+  const table = requireLine(requireTable(view, id), branch);
   const index = table.indexes.get(name);
-  if (!index) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist on ${onWhat(table)}`);
+  if (!index) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist on ${describeLine(table)}`);
   return index;
 }
 

@@ -1,5 +1,8 @@
-import { ObjectId } from './ids';
+import { CatalogView } from './catalog-view';
+import { invalidInput } from './errors';
+import { ObjectId, displayId, sameId } from './ids';
 import { locationKey } from './nested-locations';
+import { PendingPurge, TableState } from './table-state';
 
 /**
  * A filesystem-safe spelling of a name: anything outside [A-Za-z0-9_-] becomes '_', so no name
@@ -32,4 +35,42 @@ const NAMESPACE_FOLDER = /^[A-Za-z0-9_-]{1,64}$/;
 export function couldBeNamespaceFolder(location: string): boolean {
   const key = locationKey(location);
   return NAMESPACE_FOLDER.test(key.slice(key.lastIndexOf('/') + 1));
+}
+
+const OWN_FOLDER = "A table's location is a folder of its own: neither another table's, nor inside one, nor holding one.";
+const AWAITING_PURGE = 'Everything under that location is deleted when the purge runs; declare the table elsewhere.';
+
+/**
+ * A table's location must be a folder of its own, since dropping a table deletes everything under
+ * its location: not a folder the namespace tree places tables in, not another live table's
+ * location, inside it or around it, and the same for a dropped table's whose purge is pending.
+ * Only the caller's input is named: the location lies inside the caller's own root, but what is
+ * there is not the caller's to learn from an error. Answers a pending purge at exactly this
+ * location (for RegisterTable to take the dropped table back); `except` is a table being replaced.
+ */
+export function requireOwnFolder(view: CatalogView, location: string, except?: ObjectId): PendingPurge | undefined {
+  if (couldBeNamespaceFolder(location)) {
+    throw invalidInput(
+      `location '${location}' is a folder where namespaces keep their tables, not a table's own`,
+      "Name a folder of the table's own, such as '<name>.lance'.",
+    );
+  }
+  const other = (t: TableState) => !(except && sameId(t.id, except));
+  const holder = view.tableAtLocation(location);
+  if (holder && other(holder)) throw invalidInput(`location '${location}' already belongs to table '${displayId(holder.id)}'`);
+  if (view.tableLocations.enclosing(location).some((t) => t !== holder && other(t))) {
+    throw invalidInput(`location '${location}' lies inside another table's location`, OWN_FOLDER);
+  }
+  const tables = view.tableLocations;
+  if (tables.hasInside(location) && (!except || tables.inside(location).some(other))) {
+    throw invalidInput(`location '${location}' holds another table's location`, OWN_FOLDER);
+  }
+  const purge = view.purgeAtLocation(location);
+  if (view.purgeLocations.enclosing(location).some((p) => p !== purge)) {
+    throw invalidInput(`location '${location}' lies inside the location of a dropped table whose files are still to be purged`, AWAITING_PURGE);
+  }
+  if (view.purgeLocations.hasInside(location)) {
+    throw invalidInput(`location '${location}' holds the location of a dropped table whose files are still to be purged`, AWAITING_PURGE);
+  }
+  return purge;
 }

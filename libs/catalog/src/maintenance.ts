@@ -1,8 +1,9 @@
-import { onBranch } from './branch-commands';
 import { CatalogError, ErrorCode } from './errors';
 import { CatalogEvent, MaintenanceKind, Properties } from './events';
 import { ObjectId } from './ids';
-import { CatalogView, TableState } from './state';
+import { CatalogView } from './catalog-view';
+import { TableState } from './table-state';
+import { findLine, requireLine } from './table-line';
 import { requireTable } from './table-commands';
 import { requireManaged } from './version-commands';
 
@@ -83,7 +84,7 @@ export interface ExpiryRule {
  */
 export function expiryCandidates(table: TableState, branch: string | undefined, rule: ExpiryRule, tagged: ReadonlySet<number>, nowMillis: number): number[] {
   if (rule.olderThanSeconds === undefined && rule.keepLast === undefined) return [];
-  const line = onBranch(table, branch);
+  const line = requireLine(table, branch);
   const versions = line.versions.values().sort((a, b) => a.version - b.version);
   const bases = new Set([...(table.branches?.values() ?? [])].filter((b) => b.parentBranch === branch).map((b) => b.parentVersion));
   const recent = new Set(rule.keepLast === undefined ? [] : versions.slice(-rule.keepLast).map((v) => v.version));
@@ -107,11 +108,11 @@ export interface RequestTableMaintenance {
 /** A maintenance job for one line of a managed table with data, unless one is already queued or running there (409 code 14). */
 export function decideRequestTableMaintenance(view: CatalogView, cmd: RequestTableMaintenance): CatalogEvent[] {
   const table = requireManaged(requireTable(view, cmd.id));
-  const line = onBranch(table, cmd.branch);
+  const line = requireLine(table, cmd.branch);
   if (line.latestVersion === undefined) {
     throw new CatalogError(ErrorCode.InvalidTableState, 'the table holds no data yet: there is nothing to maintain');
   }
-  const running = (cmd.branch === undefined ? table : table.branches?.get(cmd.branch))?.maintenance;
+  const running = findLine(table, cmd.branch)?.maintenance;
   if (running !== undefined && !cmd.finished(running)) {
     throw new CatalogError(ErrorCode.ConcurrentModification, `a maintenance job is already queued or running on this table (transaction ${running}); follow it with DescribeTransaction`);
   }

@@ -1,7 +1,7 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, Properties } from './events';
 import { ObjectId, displayId, parentOf } from './ids';
-import { CatalogView } from './state';
+import { CatalogView } from './catalog-view';
 import { PurgeSchedule, droppedTableEvents } from './purge-commands';
 
 export type CreateNamespaceMode = 'Create' | 'ExistOk' | 'Overwrite';

@@ -1,5 +1,6 @@
 import { CatalogEvent, LiveLocation } from './events';
-import { CatalogView, TableState } from './state';
+import { CatalogView } from './catalog-view';
+import { TableState } from './table-state';
 
 /** When to delete a dropped table's files; absent: they are kept (no purge is scheduled). */
 export interface PurgeSchedule {

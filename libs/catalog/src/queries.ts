@@ -3,8 +3,9 @@ import { VersionRecord } from './events';
 import { ObjectId, displayId } from './ids';
 import { requireNamespace } from './namespace-commands';
 import { Page, PageRequest, filterIter, takePage } from './pagination';
-import { CatalogState, CatalogView } from './state';
-import { onBranch } from './branch-commands';
+import { CatalogState } from './catalog-state';
+import { CatalogView } from './catalog-view';
+import { requireLine } from './table-line';
 import { isOnlyDeclared, requireTable } from './table-commands';
 
 export function listNamespaces(view: CatalogView, id: ObjectId, page: PageRequest): Page<string> {
@@ -43,7 +44,7 @@ export function listTableVersions(
   descending: boolean,
   branch?: string,
 ): Page<VersionRecord> {
-  const table = onBranch(requireTable(view, id), branch);
+  const table = requireLine(requireTable(view, id), branch);
   let after: number | undefined;
   if (page.pageToken !== undefined) {
     after = Number(page.pageToken);

@@ -1,8 +1,8 @@
-import { Properties } from './events';
+import { branchLocation } from './dataset-layout';
+import { Properties, VersionRecord } from './events';
 import { ObjectId } from './ids';
-import { VersionRecord } from './events';
-import { BranchState, IndexState, PendingPurge, TableState } from './state';
-import { VersionExtras } from './table-versions';
+import { BranchState, IndexState, PendingPurge, TableState } from './table-state';
+import { TableVersions, VersionExtras } from './table-versions';
 import { TransactionTableImage } from './transaction-table';
 
 /**
@@ -32,4 +32,64 @@ export interface TableImage
 export interface BranchImage extends Omit<BranchState, 'versions' | 'indexes'> {
   versions: VersionRecord[];
   indexes: IndexState[];
+}
+
+/** How many numbers of the version column a table's image takes. */
+export function versionNumbersOf(table: TableState): number {
+  return baseVersions(table).size * 4;
+}
+
+/** A table as data, its version numbers written into `column` at `at`. */
+export function tableImage(t: TableState, column: Float64Array, at: number): TableImage {
+  const versions = baseVersions(t);
+  return {
+    ...ownFields(t),
+    versionNumbers: versions.copyNumbersInto(column, at),
+    versionExtras: versions.extrasList(),
+    indexes: [...t.indexes.values()].map((i) => ({ ...i })),
+    ...(t.branches?.size ? { branches: [...t.branches.values()].map(branchImage) } : {}),
+  };
+}
+
+/** The table an image holds, `numbers` being its part of the version column. */
+export function tableFromImage(t: TableImage, numbers: ArrayLike<number>): TableState {
+  return {
+    ...ownFields(t),
+    versions: TableVersions.restore(t.location, numbers, t.versionExtras),
+    indexes: new Map(t.indexes.map((i) => [i.name, i])),
+    ...(t.branches ? { branches: new Map(t.branches.map((b) => [b.name, branchFromImage(t.location, b)])) } : {}),
+  };
+}
+
+function baseVersions(table: TableState): TableVersions {
+  // Only drafts hold other kinds of version sets, and a draft is never imaged.
+  if (!(table.versions instanceof TableVersions)) throw new Error(`table ${table.id.join('.')} holds draft versions`);
+  return table.versions;
+}
+
+function branchImage(b: BranchState): BranchImage {
+  return { ...b, versions: b.versions.values(), indexes: [...b.indexes.values()].map((i) => ({ ...i })) };
+}
+
+function branchFromImage(location: string, image: BranchImage): BranchState {
+  const versions = new TableVersions(branchLocation(location, image.name));
+  for (const v of image.versions) versions.add(v);
+  return { ...image, versions, indexes: new Map(image.indexes.map((i) => [i.name, i])) };
+}
+
+type OwnFields = Omit<TableImage, 'versionNumbers' | 'versionExtras' | 'indexes' | 'branches'>;
+
+/** The fields a table and its snapshot image share, optional ones only when set. */
+function ownFields(t: OwnFields): OwnFields {
+  return {
+    id: t.id,
+    uuid: t.uuid,
+    location: t.location,
+    properties: t.properties,
+    managedVersioning: t.managedVersioning,
+    origin: t.origin,
+    ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),
+    ...(t.namingScheme !== undefined ? { namingScheme: t.namingScheme } : {}),
+    ...(t.maintenance !== undefined ? { maintenance: t.maintenance } : {}),
+  };
 }

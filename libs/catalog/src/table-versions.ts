@@ -1,5 +1,5 @@
 import { Properties, VersionRecord } from './events';
-import { finalManifestName, storePathOf } from './manifest-names';
+import { finalManifestName, versionsDirOf } from './dataset-layout';
 
 /** A table's committed versions, ordered by version number. */
 export interface VersionSet {
@@ -168,11 +168,6 @@ export class TableVersions implements VersionSet {
 function isDerivedPath(path: string, dir: string, name: string): boolean {
   // Compared in place: concatenating first would build a string for every version folded.
   return path.length === dir.length + name.length && path.startsWith(dir) && path.endsWith(name);
-}
-
-/** Where a table's committed manifests live, in the object-store form manifest paths use. */
-export function versionsDirOf(location: string): string {
-  return `${storePathOf(location).replace(/\/+$/, '')}/_versions/`;
 }
 
 /** Changes over a base set that is never written: what a draft catalog gives a table it changes. */

@@ -1,6 +1,7 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, Properties, TransactionStatus } from './events';
-import { CatalogView, TransactionState } from './state';
+import { CatalogView } from './catalog-view';
+import { TransactionState } from './transaction-table';
 import { checkTransition } from './transaction-status';
 import { PropertyLimits, checkKey, propertyMapSize } from './property-limits';
 

@@ -1,10 +1,10 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
 import { CatalogEvent, ManifestNamingScheme, Properties, VersionRecord } from './events';
 import { ObjectId, displayId } from './ids';
-import { TableOnBranch, lineLocation, onBranch, validateBranchName } from './branch-commands';
-import { branchLocation, finalManifestPath } from './manifest-names';
-import { TableVersions } from './table-versions';
-import { CatalogView, TableState } from './state';
+import { finalManifestPath } from './dataset-layout';
+import { CatalogView } from './catalog-view';
+import { TableState } from './table-state';
+import { TableLine, describeLine, lineLocation, newLine, requireLine, validateBranchName } from './table-line';
 import { requireTable } from './table-commands';
 
 export interface CreateTableVersion {
@@ -34,16 +34,16 @@ export function requireManaged(table: TableState): TableState {
 export function decideCreateTableVersion(view: CatalogView, cmd: CreateTableVersion): CatalogEvent[] {
   const table = requireManaged(requireTable(view, cmd.id));
   const events: CatalogEvent[] = [];
-  let line: TableOnBranch = table;
-  if (cmd.branch !== undefined && table.branches?.has(cmd.branch)) line = onBranch(table, cmd.branch);
+  let line: TableLine = table;
+  if (cmd.branch !== undefined && table.branches?.has(cmd.branch)) line = requireLine(table, cmd.branch);
   else if (cmd.branch !== undefined) {
     events.push(branchFirstSeen(table, cmd.branch, cmd));
-    line = { ...table, versions: new TableVersions(branchLocation(table.location, cmd.branch)), latestVersion: undefined, branch: cmd.branch };
+    line = newLine(table, cmd.branch);
   }
   if (line.versions.has(cmd.version)) {
     throw new CatalogError(
       ErrorCode.ConcurrentModification,
-      `version ${cmd.version} of ${onWhat(line)} already exists`,
+      `version ${cmd.version} of ${describeLine(line)} already exists`,
       'Another writer committed this version first; reload the table and retry.',
     );
   }
@@ -80,11 +80,6 @@ function branchFirstSeen(table: TableState, branch: string, cmd: CreateTableVers
   };
 }
 
-/** How messages name a table's line of versions: the table itself, or one of its branches. */
-export function onWhat(line: TableOnBranch): string {
-  return line.branch === undefined ? `table '${displayId(line.id)}'` : `branch '${line.branch}' of table '${displayId(line.id)}'`;
-}
-
 export interface VersionRange {
   startVersion: number;
   /** Exclusive; -1 means through the latest version. */
@@ -97,7 +92,7 @@ export function decideDeleteTableVersions(
   ranges: readonly VersionRange[],
   branch?: string,
 ): CatalogEvent[] {
-  const table = onBranch(requireManaged(requireTable(view, id)), branch);
+  const table = requireLine(requireManaged(requireTable(view, id)), branch);
   for (const r of ranges) {
     if (r.startVersion < 0) throw invalidInput('start_version must be >= 0');
     if (r.endVersion < -1) throw invalidInput('end_version must be >= 0, or -1 for every version');
@@ -119,7 +114,7 @@ export function decideVersionsGone(
   view: CatalogView,
   cmd: { id: ObjectId; branch?: string; versions: readonly number[]; reason: string; transactionId?: string },
 ): CatalogEvent[] {
-  const line = onBranch(requireManaged(requireTable(view, cmd.id)), cmd.branch);
+  const line = requireLine(requireManaged(requireTable(view, cmd.id)), cmd.branch);
   const gone = [...new Set(cmd.versions)].filter((v) => v !== line.latestVersion && line.versions.has(v)).sort((a, b) => a - b);
   if (gone.length === 0) return [];
   return [
@@ -137,10 +132,3 @@ export function decideVersionsGone(
   ];
 }
 
-export function requireVersion(table: TableOnBranch, version: number): VersionRecord {
-  const record = table.versions.get(version);
-  if (!record) {
-    throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${version} of ${onWhat(table)} does not exist`);
-  }
-  return record;
-}

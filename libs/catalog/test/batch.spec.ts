@@ -1,5 +1,5 @@
 import { BatchOperation, ErrorCode, decideBatch } from '../src';
-import { declared, expectCode, fold, given, meta, ns, version } from './support';
+import { declared, expectCode, fold, stateOf, meta, ns, version } from './support';
 
 const stagingOf = (table: string, v: number) => `wh/default/a/${table}-u-a-${table}.lance/_versions/${v}.manifest-s`;
 const createVersion = (table: string, v: number): BatchOperation => ({
@@ -9,7 +9,7 @@ const createVersion = (table: string, v: number): BatchOperation => ({
 
 describe('batch decisions', () => {
   it('decides each operation against the effects of the ones before it', () => {
-    const state = given(ns('a'), declared(['a', 't']));
+    const state = stateOf(ns('a'), declared(['a', 't']));
     const operations: BatchOperation[] = [
       {
         kind: 'declare_table',
@@ -36,7 +36,7 @@ describe('batch decisions', () => {
   });
 
   it('refuses the whole batch at the first failing operation, naming it, and leaves the state alone', () => {
-    const state = given(ns('a'), declared(['a', 't']), version(['a', 't'], 1));
+    const state = stateOf(ns('a'), declared(['a', 't']), version(['a', 't'], 1));
     expectCode(
       () => decideBatch(state, [createVersion('t', 2), createVersion('t', 1)], meta()),
       ErrorCode.ConcurrentModification,
@@ -51,7 +51,7 @@ describe('batch decisions', () => {
   });
 
   it('does not let a draft change leak into the base state', () => {
-    const state = given(ns('a'), declared(['a', 't']), version(['a', 't'], 1));
+    const state = stateOf(ns('a'), declared(['a', 't']), version(['a', 't'], 1));
     const before = state.table(['a', 't'])!;
     decideBatch(state, [createVersion('t', 2), { kind: 'deregister_table', id: ['a', 't'] }], meta());
     expect(state.table(['a', 't'])).toBe(before);

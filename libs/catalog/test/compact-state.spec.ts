@@ -11,7 +11,7 @@ import {
   finalManifestName,
   isoMillis,
 } from '../src';
-import { declared, fold, given, meta, ns, version } from './support';
+import { declared, fold, stateOf, meta, ns, version } from './support';
 
 const LOCATION = '/wh/default/a/t-1.lance';
 const DIR = 'wh/default/a/t-1.lance/_versions/';
@@ -93,7 +93,7 @@ describe('TableVersions', () => {
 
 describe('a draft catalog over a table with many versions', () => {
   it('layers new versions over the table instead of copying them, and leaves the base alone', () => {
-    const state = given(ns('a'), declared(['a', 't']));
+    const state = stateOf(ns('a'), declared(['a', 't']));
     for (let v = 1; v <= 2000; v++) fold(state, [version(['a', 't'], v)]);
     const baseVersions = state.table(['a', 't'])!.versions;
     const draft = new DraftCatalog(state);
@@ -107,7 +107,7 @@ describe('a draft catalog over a table with many versions', () => {
   });
 
   it('does not hand the base table’s versions to a table renamed in the draft', () => {
-    const state = given(ns('a'), declared(['a', 't']), version(['a', 't'], 1));
+    const state = stateOf(ns('a'), declared(['a', 't']), version(['a', 't'], 1));
     const draft = new DraftCatalog(state);
     evolve(draft, { event: { type: 'TableRenamed', data: { table: ['a', 't'], tableUuid: 'u-a-t', newTable: ['a', 'r'] } }, metadata: meta(), revision: -1 });
     evolve(draft, { event: version(['a', 'r'], 2, 'u-a-t'), metadata: meta(), revision: -1 });

@@ -16,7 +16,7 @@ import {
   evolve,
   liveTablesAtPurge,
 } from '../src';
-import { expectCode, fold, given, meta, ns } from './support';
+import { expectCode, fold, stateOf, meta, ns } from './support';
 
 const ROOT = '/wh/default';
 const declare = (id: string[], location: string) => ({ id, tableUuid: `u-${id.join('-')}`, location, properties: {}, managedVersioning: true });
@@ -80,7 +80,7 @@ describe('nested locations', () => {
 
 describe('a table location is a folder of its own', () => {
   const victim = `${ROOT}/alpha/sales/orders-0123.lance`;
-  const live = () => given(ns('alpha'), ns('alpha', 'sales'), declaredAt(['alpha', 'sales', 'orders'], victim));
+  const live = () => stateOf(ns('alpha'), ns('alpha', 'sales'), declaredAt(['alpha', 'sales', 'orders'], victim));
 
   it("refuses a namespace's folder, another table's location, a folder inside it and one around it", () => {
     const state = live();
@@ -97,7 +97,7 @@ describe('a table location is a folder of its own', () => {
       refused(() => decideRegisterTable(state, register(['alpha', 'x'], location)), message);
     }
     // Around it: a folder holding the table (a name no namespace folder has).
-    const around = given(ns('alpha'), declaredAt(['alpha', 'inner'], `${ROOT}/alpha/box.lance/inner.lance`));
+    const around = stateOf(ns('alpha'), declaredAt(['alpha', 'inner'], `${ROOT}/alpha/box.lance/inner.lance`));
     refused(() => decideDeclareTable(around, declare(['alpha', 'x'], `${ROOT}/alpha/box.lance`)), /holds another table's location/);
     refused(() => decideRegisterTable(around, register(['alpha', 'x'], `${ROOT}/alpha/box.lance`)), /holds another table's location/);
     // Only the input is named: nothing of what lies there beyond the relation.
@@ -114,7 +114,7 @@ describe('a table location is a folder of its own', () => {
   it('accepts a sibling whose name only starts like the table, and s3:// locations alike', () => {
     const state = live();
     expect(decideDeclareTable(state, declare(['alpha', 'x'], `${victim}2`))).toHaveLength(1);
-    const s3 = given(ns('a'), declaredAt(['a', 't'], 's3://bucket/wh/default/a/t.lance'));
+    const s3 = stateOf(ns('a'), declaredAt(['a', 't'], 's3://bucket/wh/default/a/t.lance'));
     refused(() => decideDeclareTable(s3, declare(['a', 'x'], 's3://bucket/wh/default/a/t.lance/data/x.lance')), /inside another table/);
     refused(() => decideDeclareTable(s3, declare(['a', 'x'], 's3://bucket/wh/default/a')), /namespaces keep their tables/);
     expect(decideDeclareTable(s3, declare(['a', 'x'], 's3://bucket/wh/default/a/t.lance2'))).toHaveLength(1);
@@ -127,7 +127,7 @@ describe('a table location is a folder of its own', () => {
     refused(() => decideDeclareTable(state, declare(['alpha', 'x'], `${victim}/data/x.lance`)), /lies inside the location of a dropped table/);
     refused(() => decideRegisterTable(state, register(['alpha', 'x'], `${victim}/data/x.lance`)), /lies inside the location of a dropped table/);
     expect(decideDeclareTable(state, declare(['alpha', 'x'], `${ROOT}/alpha/sales.d`))).toHaveLength(1);
-    const holding = given(ns('a'), declaredAt(['a', 'in'], `${ROOT}/a/box.lance/in.lance`));
+    const holding = stateOf(ns('a'), declaredAt(['a', 'in'], `${ROOT}/a/box.lance/in.lance`));
     fold(holding, decideDropTable(holding, ['a', 'in'], { purgeAfterMillis: 1000 }));
     refused(() => decideDeclareTable(holding, declare(['a', 'x'], `${ROOT}/a/box.lance`)), /holds the location of a dropped table/);
     expect(decideRegisterTable(state, register(['alpha', 'sales', 'orders'], victim)).map((e) => e.type)).toEqual(['TablePurgeCanceled', 'TableRegistered']);
@@ -137,7 +137,7 @@ describe('a table location is a folder of its own', () => {
   });
 
   it('defuses the time bomb: a table declared at a folder, then dropped, keeps the folder closed until its purge', () => {
-    const state = given(ns('a'));
+    const state = stateOf(ns('a'));
     const folder = `${ROOT}/a/box.lance`;
     fold(state, decideDeclareTable(state, declare(['a', 'bomb'], folder)));
     fold(state, decideDropTable(state, ['a', 'bomb'], { purgeAfterMillis: 25_000 }));
@@ -145,15 +145,15 @@ describe('a table location is a folder of its own', () => {
   });
 
   it('lets a table registered over itself move inside or around its old location (its files are kept, not purged)', () => {
-    const state = given(ns('a'), declaredAt(['a', 't'], `${ROOT}/a/t.lance`));
+    const state = stateOf(ns('a'), declaredAt(['a', 't'], `${ROOT}/a/t.lance`));
     expect(decideRegisterTable(state, register(['a', 't'], `${ROOT}/a/t.lance/v2.lance`, 'Overwrite')).map((e) => e.type)).toEqual(['TableDeregistered', 'TableRegistered']);
-    const inner = given(ns('a'), declaredAt(['a', 't'], `${ROOT}/a/box.lance/t.lance`));
+    const inner = stateOf(ns('a'), declaredAt(['a', 't'], `${ROOT}/a/box.lance/t.lance`));
     expect(decideRegisterTable(inner, register(['a', 't'], `${ROOT}/a/box.lance`, 'Overwrite'))).toHaveLength(2);
     refused(() => decideRegisterTable(inner, register(['a', 'u'], `${ROOT}/a/box.lance`, 'Overwrite')), /holds another table's location/);
   });
 
   it('decides against a batch draft: declarations before it in the batch count, a table it removed does not', () => {
-    const state = given(ns('a'), declaredAt(['a', 't'], `${ROOT}/a/t.lance`), declaredAt(['a', 'u'], `${ROOT}/a/box.lance/u.lance`));
+    const state = stateOf(ns('a'), declaredAt(['a', 't'], `${ROOT}/a/t.lance`), declaredAt(['a', 'u'], `${ROOT}/a/box.lance/u.lance`));
     const declareOp = (name: string, location: string): BatchOperation => ({ kind: 'declare_table', command: declare(['a', name], location) });
     expectCode(
       () => decideBatch(state, [declareOp('n1', `${ROOT}/a/new.lance`), declareOp('n2', `${ROOT}/a/new.lance/in.lance`)], meta()),
@@ -176,7 +176,7 @@ describe('a table location is a folder of its own', () => {
   });
 
   it('names the live tables a purge must leave alone, from a log written before such locations were refused', () => {
-    const state = given(
+    const state = stateOf(
       ns('a'),
       declaredAt(['a', 'outer'], `${ROOT}/a/outer.lance`),
       declaredAt(['a', 'nested'], `${ROOT}/a/outer.lance/data/nested.lance`),

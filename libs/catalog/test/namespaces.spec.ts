@@ -1,70 +1,95 @@
 import { ErrorCode, decideCreateNamespace, decideDropNamespace, listNamespaces } from '../src';
-import { declared, expectCode, fold, given, ns } from './support';
+import { given } from './decider';
+import { declared, expectCode, ns, stateOf } from './support';
 
-describe('namespaces', () => {
-  it('creates a namespace under an existing parent', () => {
-    const state = given(ns('a'));
-    const events = decideCreateNamespace(state, { id: ['a', 'b'], mode: 'Create', properties: { k: 'v' } });
-    expect(events).toEqual([{ type: 'NamespaceCreated', data: { namespace: ['a', 'b'], properties: { k: 'v' } } }]);
-    fold(state, events);
-    expect(state.namespace(['a', 'b'])?.properties).toEqual({ k: 'v' });
-    expect(state.childNamespaces(['a']).toArray()).toEqual(['b']);
-  });
+const create = (id: string[], mode: 'Create' | 'ExistOk' | 'Overwrite' = 'Create', properties: Record<string, string> = {}) => ({ id, mode, properties });
+const drop = (id: string[], behavior: 'Restrict' | 'Cascade', mode: 'Fail' | 'Skip' = 'Fail') => ({ id, mode, behavior });
 
-  it('refuses a missing parent and a duplicate', () => {
-    expectCode(() => decideCreateNamespace(given(), { id: ['x', 'y'], mode: 'Create', properties: {} }), ErrorCode.NamespaceNotFound);
-    expectCode(() => decideCreateNamespace(given(ns('a')), { id: ['a'], mode: 'Create', properties: {} }), ErrorCode.NamespaceAlreadyExists);
-  });
+describe('CreateNamespace', () => {
+  it('creates a namespace under an existing parent', () =>
+    given(ns('a'))
+      .when((view) => decideCreateNamespace(view, create(['a', 'b'], 'Create', { k: 'v' })))
+      .then({ type: 'NamespaceCreated', data: { namespace: ['a', 'b'], properties: { k: 'v' } } }));
 
-  it('keeps an existing namespace with ExistOk and records nothing', () => {
-    expect(decideCreateNamespace(given(ns('a')), { id: ['a'], mode: 'ExistOk', properties: { n: '1' } })).toEqual([]);
-  });
+  it('lists the new namespace under its parent, with its properties', () =>
+    given(ns('a'))
+      .when((view) => decideCreateNamespace(view, create(['a', 'b'], 'Create', { k: 'v' })))
+      .thenState((state) => {
+        expect(state.namespace(['a', 'b'])?.properties).toEqual({ k: 'v' });
+        expect(state.childNamespaces(['a']).toArray()).toEqual(['b']);
+      }));
 
-  it('replaces a namespace and its contents with Overwrite', () => {
-    const state = given(ns('a'), ns('a', 'b'), declared(['a', 't']));
-    const events = decideCreateNamespace(state, { id: ['a'], mode: 'Overwrite', properties: { fresh: 'yes' } });
-    expect(events.map((e) => e.type)).toEqual(['NamespaceDropped', 'TableDropped', 'NamespaceDropped', 'NamespaceCreated']);
-    fold(state, events);
-    expect(state.namespace(['a'])?.properties).toEqual({ fresh: 'yes' });
-    expect(state.table(['a', 't'])).toBeUndefined();
-    expect(state.namespace(['a', 'b'])).toBeUndefined();
-  });
+  it('refuses a missing parent', () => given().when((view) => decideCreateNamespace(view, create(['x', 'y']))).thenFails(ErrorCode.NamespaceNotFound));
 
-  it('treats the root specially', () => {
-    expectCode(() => decideCreateNamespace(given(), { id: [], mode: 'Create', properties: {} }), ErrorCode.NamespaceAlreadyExists);
-    expect(decideCreateNamespace(given(), { id: [], mode: 'ExistOk', properties: {} })).toEqual([]);
-    expectCode(() => decideCreateNamespace(given(), { id: [], mode: 'Overwrite', properties: {} }), ErrorCode.InvalidInput);
-    expectCode(() => decideDropNamespace(given(), { id: [], mode: 'Fail', behavior: 'Cascade' }), ErrorCode.InvalidInput);
-  });
+  it('refuses a namespace that exists', () => given(ns('a')).when((view) => decideCreateNamespace(view, create(['a']))).thenFails(ErrorCode.NamespaceAlreadyExists));
 
-  it('drops with Restrict only when empty, and with Cascade deepest first', () => {
-    const state = given(ns('a'), ns('a', 'b'), ns('a', 'b', 'c'), declared(['a', 'b', 't']), declared(['a', 'u']));
-    expectCode(() => decideDropNamespace(state, { id: ['a'], mode: 'Fail', behavior: 'Restrict' }), ErrorCode.NamespaceNotEmpty, /1 namespace\(s\) and 1 table/);
-    const events = decideDropNamespace(state, { id: ['a'], mode: 'Fail', behavior: 'Cascade' });
-    expect(events.map((e) => [e.type, 'namespace' in e.data ? e.data.namespace : (e.data as unknown as { table: string[] }).table])).toEqual([
-      ['NamespaceDropped', ['a', 'b', 'c']],
-      ['TableDropped', ['a', 'b', 't']],
-      ['NamespaceDropped', ['a', 'b']],
-      ['TableDropped', ['a', 'u']],
-      ['NamespaceDropped', ['a']],
-    ]);
-    fold(state, events);
-    expect(state.namespaceCount).toBe(1);
-    expect(state.tableCount).toBe(0);
-    expect(state.childNamespaces([]).size).toBe(0);
-  });
+  it('keeps an existing namespace with ExistOk and records nothing', () =>
+    given(ns('a'))
+      .when((view) => decideCreateNamespace(view, create(['a'], 'ExistOk', { n: '1' })))
+      .then());
 
-  it('fails or skips a missing namespace', () => {
-    expectCode(() => decideDropNamespace(given(), { id: ['x'], mode: 'Fail', behavior: 'Restrict' }), ErrorCode.NamespaceNotFound);
-    expect(decideDropNamespace(given(), { id: ['x'], mode: 'Skip', behavior: 'Restrict' })).toEqual([]);
-  });
+  it('replaces a namespace and its contents with Overwrite, contents first', () =>
+    given(ns('a'), ns('a', 'b'), declared(['a', 't']))
+      .when((view) => decideCreateNamespace(view, create(['a'], 'Overwrite', { fresh: 'yes' })))
+      .thenMatch({ type: 'NamespaceDropped' }, { type: 'TableDropped' }, { type: 'NamespaceDropped' }, { type: 'NamespaceCreated' }));
 
-  it('lists children in order, paged', () => {
-    const state = given(ns('b'), ns('a'), ns('c'), ns('a', 'z'));
-    expect(listNamespaces(state, [], {})).toEqual({ items: ['a', 'b', 'c'], pageToken: null });
+  it('leaves only the fresh namespace after an Overwrite', () =>
+    given(ns('a'), ns('a', 'b'), declared(['a', 't']))
+      .when((view) => decideCreateNamespace(view, create(['a'], 'Overwrite', { fresh: 'yes' })))
+      .thenState((state) => {
+        expect(state.namespace(['a'])?.properties).toEqual({ fresh: 'yes' });
+        expect(state.table(['a', 't'])).toBeUndefined();
+        expect(state.namespace(['a', 'b'])).toBeUndefined();
+      }));
+
+  it('refuses to create the root, which always exists', () => given().when((view) => decideCreateNamespace(view, create([]))).thenFails(ErrorCode.NamespaceAlreadyExists));
+
+  it('keeps the root with ExistOk', () => given().when((view) => decideCreateNamespace(view, create([], 'ExistOk'))).then());
+
+  it('refuses to overwrite the root', () => given().when((view) => decideCreateNamespace(view, create([], 'Overwrite'))).thenFails(ErrorCode.InvalidInput));
+});
+
+describe('DropNamespace', () => {
+  const tree = [ns('a'), ns('a', 'b'), ns('a', 'b', 'c'), declared(['a', 'b', 't']), declared(['a', 'u'])];
+
+  it('refuses with Restrict while the namespace holds anything, saying what', () =>
+    given(...tree)
+      .when((view) => decideDropNamespace(view, drop(['a'], 'Restrict')))
+      .thenFails(ErrorCode.NamespaceNotEmpty, /1 namespace\(s\) and 1 table/));
+
+  it('drops with Cascade, deepest first', () =>
+    given(...tree)
+      .when((view) => decideDropNamespace(view, drop(['a'], 'Cascade')))
+      .thenMatch(
+        { type: 'NamespaceDropped', data: { namespace: ['a', 'b', 'c'] } },
+        { type: 'TableDropped', data: { table: ['a', 'b', 't'] } },
+        { type: 'NamespaceDropped', data: { namespace: ['a', 'b'] } },
+        { type: 'TableDropped', data: { table: ['a', 'u'] } },
+        { type: 'NamespaceDropped', data: { namespace: ['a'] } },
+      ));
+
+  it('leaves only the root after a Cascade', () =>
+    given(...tree)
+      .when((view) => decideDropNamespace(view, drop(['a'], 'Cascade')))
+      .thenState((state) => expect([state.namespaceCount, state.tableCount, state.childNamespaces([]).size]).toEqual([1, 0, 0])));
+
+  it('refuses to drop the root', () => given().when((view) => decideDropNamespace(view, drop([], 'Cascade'))).thenFails(ErrorCode.InvalidInput));
+
+  it('fails on a missing namespace', () => given().when((view) => decideDropNamespace(view, drop(['x'], 'Restrict'))).thenFails(ErrorCode.NamespaceNotFound));
+
+  it('skips a missing namespace with Skip', () => given().when((view) => decideDropNamespace(view, drop(['x'], 'Restrict', 'Skip'))).then());
+});
+
+describe('ListNamespaces', () => {
+  const state = stateOf(ns('b'), ns('a'), ns('c'), ns('a', 'z'));
+
+  it('lists the children in order', () => expect(listNamespaces(state, [], {})).toEqual({ items: ['a', 'b', 'c'], pageToken: null }));
+
+  it('pages them, a token only while more remain', () => {
     expect(listNamespaces(state, [], { limit: 2 })).toEqual({ items: ['a', 'b'], pageToken: 'b' });
     expect(listNamespaces(state, [], { limit: 2, pageToken: 'b' })).toEqual({ items: ['c'], pageToken: null });
     expect(listNamespaces(state, [], { limit: 3 })).toEqual({ items: ['a', 'b', 'c'], pageToken: null });
-    expectCode(() => listNamespaces(state, ['q'], {}), ErrorCode.NamespaceNotFound);
   });
+
+  it('refuses a missing namespace', () => expectCode(() => listNamespaces(state, ['q'], {}), ErrorCode.NamespaceNotFound));
 });

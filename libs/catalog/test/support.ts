@@ -8,7 +8,7 @@ export const meta = (operation = 'Test'): EventMetadata => ({
 });
 
 /** Folds events into a fresh state, one transaction per call of `then`. */
-export function given(...events: CatalogEvent[]): CatalogState {
+export function stateOf(...events: CatalogEvent[]): CatalogState {
   return fold(new CatalogState(), events);
 }
 
@@ -37,7 +37,7 @@ export const declared = (id: string[], uuid = `u-${id.join('-')}`, managedVersio
   type: 'TableDeclared',
   data: { table: id, tableUuid: uuid, location: `/wh/default/${id.join('/')}-${uuid}.lance`, properties: {}, managedVersioning },
 });
-export const version = (id: string[], v: number, uuid = `u-${id.join('-')}`): CatalogEvent => ({
+export const version = (id: string[], v: number, uuid = `u-${id.join('-')}`, branch?: string): CatalogEvent => ({
   type: 'TableVersionCreated',
   data: {
     table: id,
@@ -46,5 +46,11 @@ export const version = (id: string[], v: number, uuid = `u-${id.join('-')}`): Ca
     manifestPath: `wh/x/_versions/${v}.manifest`,
     namingScheme: 'V1',
     timestampMillis: 1,
+    ...(branch !== undefined ? { branch } : {}),
   },
+});
+/** A branch made with CreateTableBranch (`from`: its parent branch, absent for main). */
+export const branched = (id: string[], branch: string, parentVersion: number, from?: string): CatalogEvent => ({
+  type: 'TableBranchCreated',
+  data: { table: id, tableUuid: `u-${id.join('-')}`, branch, ...(from !== undefined ? { parentBranch: from } : {}), parentVersion, createdAtMillis: 7, recordedBy: 'CreateTableBranch' },
 });

@@ -1,8 +1,8 @@
 import { AlterTransactionAction, ErrorCode, TRANSACTION_STATUSES, TransactionStatus, checkTransition, decideAlterTransaction, evolve, parseTransactionStatus } from '../src';
-import { expectCode, fold, given, meta, ns } from './support';
+import { expectCode, fold, stateOf, meta, ns } from './support';
 
 const withTransaction = (status: TransactionStatus) => {
-  const state = given();
+  const state = stateOf();
   const metadata = meta('CreateTableIndex');
   fold(state, [ns('a')], metadata);
   if (status !== 'Succeeded') {
@@ -66,21 +66,21 @@ describe('transactions', () => {
     expect(state.transaction(id)).toMatchObject({ status: 'Canceled', properties: { a: '1', operation: 'CreateTableIndex' } });
   });
 
-  it('applies none of the actions when one fails', () => {
+  it.each([
+    ['a status the transaction cannot move to after actions that would apply', [{ kind: 'setProperty', key: 'x', value: '1', mode: 'Overwrite' }, { kind: 'setStatus', status: 'Queued' }], ErrorCode.InvalidTableState],
+    ['setting a property that exists in Fail mode', [{ kind: 'setProperty', key: 'operation', value: 'x', mode: 'Fail' }], ErrorCode.InvalidInput],
+    ['unsetting a missing property in Fail mode', [{ kind: 'unsetProperty', key: 'nope', mode: 'Fail' }], ErrorCode.InvalidInput],
+    ['an empty list of actions', [], ErrorCode.InvalidInput],
+  ] as Array<[string, AlterTransactionAction[], ErrorCode]>)('applies none of the actions for %s', (_what, actions, code) => {
     const { state, id } = withTransaction('Running');
-    expectCode(
-      () => decideAlterTransaction(state, id, [{ kind: 'setProperty', key: 'x', value: '1', mode: 'Overwrite' }, { kind: 'setStatus', status: 'Queued' }]),
-      ErrorCode.InvalidTableState,
-    );
-    expectCode(
-      () => decideAlterTransaction(state, id, [{ kind: 'setProperty', key: 'operation', value: 'x', mode: 'Fail' }]),
-      ErrorCode.InvalidInput,
-    );
-    expectCode(() => decideAlterTransaction(state, id, [{ kind: 'unsetProperty', key: 'nope', mode: 'Fail' }]), ErrorCode.InvalidInput);
-    expectCode(() => decideAlterTransaction(state, id, []), ErrorCode.InvalidInput);
-    expectCode(() => decideAlterTransaction(state, 'unknown', [{ kind: 'setStatus', status: 'Failed' }]), ErrorCode.TransactionNotFound);
+    expectCode(() => decideAlterTransaction(state, id, actions), code);
     expect(state.transaction(id)!.status).toBe('Running');
     expect(state.transaction(id)!.properties.x).toBeUndefined();
+  });
+
+  it('refuses a transaction that does not exist', () => {
+    const { state } = withTransaction('Running');
+    expectCode(() => decideAlterTransaction(state, 'unknown', [{ kind: 'setStatus', status: 'Failed' }]), ErrorCode.TransactionNotFound);
   });
 
   it('records nothing for a list that changes nothing', () => {

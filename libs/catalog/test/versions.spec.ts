@@ -8,81 +8,119 @@ import {
   requireVersion,
   versionOfManifestName,
 } from '../src';
-import { declared, expectCode, fold, given, ns, version } from './support';
+import { given } from './decider';
+import { declared, expectCode, ns, stateOf, version } from './support';
 
+const id = ['a', 't'];
 const staging = (v: number) => `wh/default/a/t-u-a-t.lance/_versions/${v}.manifest-abc`;
-const create = (v: number, namingScheme: 'V1' | 'V2' = 'V2') => ({
-  id: ['a', 't'],
-  version: v,
-  stagingManifestPath: staging(v),
-  namingScheme,
-  timestampMillis: 5,
-  manifestSize: 9,
-});
+const create = (v: number, namingScheme: 'V1' | 'V2' = 'V2') => ({ id, version: v, stagingManifestPath: staging(v), namingScheme, timestampMillis: 5, manifestSize: 9 });
+const table = [ns('a'), declared(id)];
+const withVersions = (...versions: number[]) => [...table, ...versions.map((v) => version(id, v))];
+const range = (startVersion: number, endVersion: number) => ({ startVersion, endVersion });
 
-describe('versions', () => {
+describe('manifest names', () => {
   it('names manifests the way Lance does', () => {
     expect(finalManifestName(1, 'V2')).toBe('18446744073709551614.manifest');
     expect(finalManifestName(0, 'V2')).toBe('18446744073709551615.manifest');
     expect(finalManifestName(12, 'V1')).toBe('12.manifest');
+  });
+
+  it('reads a committed manifest\'s version back from its name, and nothing from other files', () => {
     expect(versionOfManifestName('18446744073709551613.manifest')).toEqual({ version: 2, scheme: 'V2' });
     expect(versionOfManifestName('7.manifest')).toEqual({ version: 7, scheme: 'V1' });
     expect(versionOfManifestName('7.manifest-tmp')).toBeUndefined();
     expect(versionOfManifestName('x.manifest')).toBeUndefined();
   });
 
-  it('finalises only staging manifests directly in the table’s _versions directory', () => {
+  it("finalises a staging manifest that sits directly in the table's _versions directory", () => {
     const location = '/wh/default/a/t.lance';
     expect(finalManifestPath(location, 'wh/default/a/t.lance/_versions/3.manifest-x', 3, 'V1')).toBe('wh/default/a/t.lance/_versions/3.manifest');
-    expect(finalManifestPath(location, '/wh/default/a/t.lance/_versions/3.manifest-x', 3, 'V2')).toBe(
-      'wh/default/a/t.lance/_versions/18446744073709551612.manifest',
-    );
-    for (const bad of ['wh/default/a/other.lance/_versions/3.m', 'wh/default/a/t.lance/_versions/../../x', 'wh/default/a/t.lance/_versions/sub/3.m', 'wh/default/a/t.lance/_versions/', 'etc/passwd']) {
-      expectCode(() => finalManifestPath(location, bad, 3, 'V2'), ErrorCode.InvalidInput);
-    }
+    expect(finalManifestPath(location, '/wh/default/a/t.lance/_versions/3.manifest-x', 3, 'V2')).toBe('wh/default/a/t.lance/_versions/18446744073709551612.manifest');
   });
 
-  it('creates a version once; a second create of it is a concurrent modification', () => {
-    const state = given(ns('a'), declared(['a', 't']));
-    const events = decideCreateTableVersion(state, create(1));
-    expect(events[0]).toMatchObject({
-      type: 'TableVersionCreated',
-      data: { version: 1, manifestPath: 'wh/default/a/t-u-a-t.lance/_versions/18446744073709551614.manifest', manifestSize: 9 },
-    });
-    fold(state, events);
-    expect(state.table(['a', 't'])!.latestVersion).toBe(1);
-    expectCode(() => decideCreateTableVersion(state, create(1)), ErrorCode.ConcurrentModification);
-    expectCode(() => decideCreateTableVersion(state, { ...create(2), id: ['a', 'zz'] }), ErrorCode.TableNotFound);
+  it.each(['wh/default/a/other.lance/_versions/3.m', 'wh/default/a/t.lance/_versions/../../x', 'wh/default/a/t.lance/_versions/sub/3.m', 'wh/default/a/t.lance/_versions/', 'etc/passwd'])(
+    'refuses to finalise %s',
+    (bad) => expectCode(() => finalManifestPath('/wh/default/a/t.lance', bad, 3, 'V2'), ErrorCode.InvalidInput),
+  );
+});
+
+describe('CreateTableVersion', () => {
+  it('records the version under its final manifest name', () =>
+    given(...table)
+      .when((view) => decideCreateTableVersion(view, create(1)))
+      .thenMatch({ type: 'TableVersionCreated', data: { version: 1, manifestPath: 'wh/default/a/t-u-a-t.lance/_versions/18446744073709551614.manifest', manifestSize: 9 } }));
+
+  it("makes it the table's latest version", () =>
+    given(...table)
+      .when((view) => decideCreateTableVersion(view, create(1)))
+      .thenState((state) => expect(state.table(id)!.latestVersion).toBe(1)));
+
+  it('refuses a version that exists: another writer committed it first', () =>
+    given(...withVersions(1))
+      .when((view) => decideCreateTableVersion(view, create(1)))
+      .thenFails(ErrorCode.ConcurrentModification));
+
+  it('refuses a table that does not exist', () =>
+    given(...table)
+      .when((view) => decideCreateTableVersion(view, { ...create(2), id: ['a', 'zz'] }))
+      .thenFails(ErrorCode.TableNotFound));
+
+  it('refuses a table whose versions the catalog does not manage', () =>
+    given(ns('a'), declared(id, 'u-a-t', false))
+      .when((view) => decideCreateTableVersion(view, create(1)))
+      .thenFails(ErrorCode.InvalidTableState));
+});
+
+describe('BatchDeleteTableVersions', () => {
+  it('deletes the versions in half-open ranges', () =>
+    given(...withVersions(1, 2, 3, 4, 5))
+      .when((view) => decideDeleteTableVersions(view, id, [range(2, 4), range(5, 6)]))
+      .thenMatch({ type: 'TableVersionsDeleted', data: { versions: [2, 3, 5] } }));
+
+  it('moves the latest version back to the newest left', () =>
+    given(...withVersions(1, 2, 3, 4, 5))
+      .when((view) => decideDeleteTableVersions(view, id, [range(2, 4), range(5, 6)]))
+      .thenState((state) => expect(state.table(id)!.latestVersion).toBe(4)));
+
+  it('records nothing when no version is in range', () =>
+    given(...withVersions(1, 4))
+      .when((view) => decideDeleteTableVersions(view, id, [range(10, 20)]))
+      .then());
+
+  it('deletes through the latest version with end -1, leaving none', () =>
+    given(...withVersions(1, 4))
+      .when((view) => decideDeleteTableVersions(view, id, [range(0, -1)]))
+      .thenState((state) => expect(state.table(id)!.latestVersion).toBeUndefined()));
+
+  it.each([
+    ['a negative start', range(-1, 2)],
+    ['an end below -1', range(0, -2)],
+  ])('refuses %s', (_what, r) =>
+    given(...withVersions(1))
+      .when((view) => decideDeleteTableVersions(view, id, [r]))
+      .thenFails(ErrorCode.InvalidInput));
+
+  it('refuses a table whose versions the catalog does not manage', () =>
+    given(ns('a'), declared(id, 'u-a-t', false))
+      .when((view) => decideDeleteTableVersions(view, id, [range(0, -1)]))
+      .thenFails(ErrorCode.InvalidTableState));
+});
+
+describe('ListTableVersions', () => {
+  const state = stateOf(...table, ...[3, 1, 2].map((v) => version(id, v)));
+  const versions = (p: { items: { version: number }[] }) => p.items.map((v) => v.version);
+
+  it('lists versions oldest first', () => expect(versions(listTableVersions(state, id, {}, false))).toEqual([1, 2, 3]));
+
+  it('lists them newest first, paged with exclusive tokens', () => {
+    const first = listTableVersions(state, id, { limit: 1 }, true);
+    expect([versions(first), first.pageToken]).toEqual([[3], '3']);
+    expect(versions(listTableVersions(state, id, { pageToken: '3' }, true))).toEqual([2, 1]);
   });
 
-  it('refuses version operations on an unmanaged table', () => {
-    const state = given(ns('a'), declared(['a', 't'], 'u-a-t', false));
-    expectCode(() => decideCreateTableVersion(state, create(1)), ErrorCode.InvalidTableState);
-    expectCode(() => decideDeleteTableVersions(state, ['a', 't'], [{ startVersion: 0, endVersion: -1 }]), ErrorCode.InvalidTableState);
-  });
+  it('starts oldest first after the token', () => expect(versions(listTableVersions(state, id, { pageToken: '1' }, false))).toEqual([2, 3]));
 
-  it('deletes version records by half-open ranges, -1 meaning through the latest', () => {
-    const state = given(ns('a'), declared(['a', 't']), ...[1, 2, 3, 4, 5].map((v) => version(['a', 't'], v)));
-    const some = decideDeleteTableVersions(state, ['a', 't'], [{ startVersion: 2, endVersion: 4 }, { startVersion: 5, endVersion: 6 }]);
-    expect(some[0]).toMatchObject({ type: 'TableVersionsDeleted', data: { versions: [2, 3, 5] } });
-    fold(state, some);
-    expect(state.table(['a', 't'])!.latestVersion).toBe(4);
-    expect(decideDeleteTableVersions(state, ['a', 't'], [{ startVersion: 10, endVersion: 20 }])).toEqual([]);
-    fold(state, decideDeleteTableVersions(state, ['a', 't'], [{ startVersion: 0, endVersion: -1 }]));
-    expect(state.table(['a', 't'])!.latestVersion).toBeUndefined();
-    expectCode(() => decideDeleteTableVersions(state, ['a', 't'], [{ startVersion: -1, endVersion: 2 }]), ErrorCode.InvalidInput);
-    expectCode(() => decideDeleteTableVersions(state, ['a', 't'], [{ startVersion: 0, endVersion: -2 }]), ErrorCode.InvalidInput);
-  });
+  it('refuses a token that is no version', () => expectCode(() => listTableVersions(state, id, { pageToken: 'x' }, false), ErrorCode.InvalidInput));
 
-  it('lists versions in either order with exclusive page tokens', () => {
-    const state = given(ns('a'), declared(['a', 't']), ...[3, 1, 2].map((v) => version(['a', 't'], v)));
-    const ids = (p: { items: { version: number }[] }) => p.items.map((v) => v.version);
-    expect(ids(listTableVersions(state, ['a', 't'], {}, false))).toEqual([1, 2, 3]);
-    const first = listTableVersions(state, ['a', 't'], { limit: 1 }, true);
-    expect([ids(first), first.pageToken]).toEqual([[3], '3']);
-    expect(ids(listTableVersions(state, ['a', 't'], { pageToken: '3' }, true))).toEqual([2, 1]);
-    expect(ids(listTableVersions(state, ['a', 't'], { pageToken: '1' }, false))).toEqual([2, 3]);
-    expectCode(() => listTableVersions(state, ['a', 't'], { pageToken: 'x' }, false), ErrorCode.InvalidInput);
-    expectCode(() => requireVersion(state.table(['a', 't'])!, 9), ErrorCode.TableVersionNotFound);
-  });
+  it('refuses a version the table does not have', () => expectCode(() => requireVersion(state.table(id)!, 9), ErrorCode.TableVersionNotFound));
 });

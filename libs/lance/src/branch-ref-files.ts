@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TableFiles, joinLocation } from '@app/storage';
+import { branchRefFile, branchRefsDir, refNameOf } from '@app/catalog';
+import { TableFiles } from '@app/storage';
 
 /** What a branch's ref file records of where the branch came from. */
 export interface BranchOrigin {
@@ -23,7 +24,7 @@ export class BranchRefFiles {
   constructor(private readonly files: TableFiles) {}
 
   path(location: string, branch: string): string {
-    return joinLocation(location, '_refs', 'branches', `${branch}.json`);
+    return branchRefFile(location, branch);
   }
 
   async exists(location: string, branch: string): Promise<boolean> {
@@ -33,13 +34,14 @@ export class BranchRefFiles {
   /** Every branch Lance keeps a ref file of, with what the file records (a table whose commits the catalog does not see). */
   async list(location: string): Promise<Array<{ name: string; parentBranch?: string; parentVersion: number; createAt: number; manifestSize: number }>> {
     const listed = [];
-    for (const file of await this.files.list(joinLocation(location, '_refs', 'branches'))) {
-      if (!file.name.endsWith('.json')) continue;
-      const bytes = await this.files.read(joinLocation(location, '_refs', 'branches', file.name));
+    for (const file of await this.files.list(branchRefsDir(location))) {
+      const name = refNameOf(file.name);
+      if (name === undefined) continue;
+      const bytes = await this.files.read(this.path(location, name));
       if (!bytes) continue;
       const stored = JSON.parse(bytes.toString('utf8')) as { parentBranch?: string | null; parentVersion: number; createAt: number; manifestSize?: number };
       listed.push({
-        name: file.name.slice(0, -'.json'.length),
+        name,
         ...(stored.parentBranch ? { parentBranch: stored.parentBranch } : {}),
         parentVersion: stored.parentVersion,
         createAt: stored.createAt,

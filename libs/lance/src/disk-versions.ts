@@ -1,15 +1,15 @@
-import { VersionRecord, storePathOf, versionOfManifestName } from '@app/catalog';
-import { TableFiles, joinLocation } from '@app/storage';
+import { VersionRecord, versionOfManifestName, versionsDir, versionsDirOf } from '@app/catalog';
+import { TableFiles } from '@app/storage';
 
 /** The committed manifests in a dataset's `_versions/`, oldest first; staging files are ignored. */
 export async function listManifestsOnDisk(files: TableFiles, location: string): Promise<VersionRecord[]> {
   const records: VersionRecord[] = [];
-  for (const file of await files.list(joinLocation(location, '_versions'))) {
+  for (const file of await files.list(versionsDir(location))) {
     const parsed = versionOfManifestName(file.name);
     if (!parsed) continue;
     records.push({
       version: parsed.version,
-      manifestPath: `${storePathOf(location)}/_versions/${file.name}`,
+      manifestPath: versionsDirOf(location) + file.name,
       manifestSize: file.size,
       namingScheme: parsed.scheme,
       timestampMillis: file.modifiedMillis,

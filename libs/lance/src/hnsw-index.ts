@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { invalidInput } from '@app/catalog';
+import { hnswDir, hnswFiles, invalidInput } from '@app/catalog';
 import { TableFiles, isS3Uri } from '@app/storage';
 import { buildGraphOffThread, packedVectors } from './hnsw-graph-build';
 import { hasRowId, packedRowIds, rowIdsNotIn, sortedRowIds } from './row-id-sets';
@@ -32,11 +32,6 @@ export interface HnswHit {
 }
 
 const SPACES: Record<string, SpaceName> = { l2: 'l2', cosine: 'cosine', dot: 'ip' };
-
-export function hnswFiles(location: string, name: string) {
-  // Row ids are 64-bit integers in this machine's byte order, read back without parsing.
-  return { graph: `${location}/_hnsw/${name}.bin`, rowIds: `${location}/_hnsw/${name}.rowids`, meta: `${location}/_hnsw/${name}.json` };
-}
 
 /** What a build made: the table version it indexed and how many rows it holds. */
 export interface HnswBuilt {
@@ -74,7 +69,7 @@ export async function buildHnsw(
   // beside the table, where any process can load it.
   const scratch = isS3Uri(location) ? await mkdtemp(join(tmpdir(), 'hnsw-')) : undefined;
   const files = hnswFiles(scratch ?? location, name);
-  await mkdir(`${scratch ?? location}/_hnsw`, { recursive: true });
+  await mkdir(hnswDir(scratch ?? location), { recursive: true });
   // Written under temporary names and renamed, so a reader never sees half an index.
   const temporary = { graphFile: `${files.graph}.tmp`, rowIdsFile: `${files.rowIds}.tmp`, metaFile: `${files.meta}.tmp` };
   try {

@@ -1,5 +1,5 @@
 import { Reader } from 'protobufjs/minimal';
-import { finalManifestName } from '@app/catalog';
+import { manifestFile } from '@app/catalog';
 import { TableFiles } from '@app/storage';
 
 /**
@@ -13,7 +13,7 @@ export async function manifestStats(
   version: number,
 ): Promise<{ numFragments: number; numDeletedRows: number } | undefined> {
   for (const scheme of ['V2', 'V1'] as const) {
-    const bytes = await readManifestMessage(files, `${location}/_versions/${finalManifestName(version, scheme)}`);
+    const bytes = await readManifestMessage(files, manifestFile(location, version, scheme));
     if (bytes) return countFragments(bytes);
   }
   return undefined;
@@ -74,7 +74,7 @@ export interface ManifestSummary {
 /** Reads a line's committed manifest of `version` (either naming scheme); undefined when it is not there. */
 export async function manifestSummary(files: TableFiles, lineLocation: string, version: number, smallFragmentRows: number): Promise<ManifestSummary | undefined> {
   for (const scheme of ['V2', 'V1'] as const) {
-    const bytes = await readManifestMessage(files, `${lineLocation}/_versions/${finalManifestName(version, scheme)}`);
+    const bytes = await readManifestMessage(files, manifestFile(lineLocation, version, scheme));
     if (bytes) return summarise(bytes, smallFragmentRows);
   }
   return undefined;

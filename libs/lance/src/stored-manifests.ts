@@ -1,5 +1,5 @@
-import { CatalogError, ErrorCode, VersionRecord } from '@app/catalog';
-import { FileInfo, TableFiles, joinLocation } from '@app/storage';
+import { CatalogError, ErrorCode, VersionRecord, versionsDir } from '@app/catalog';
+import { FileInfo, TableFiles } from '@app/storage';
 import { refuseForeignReferences } from './manifest-references';
 
 /** What Lance itself reads first of a manifest; one read holds a whole manifest of that size. */
@@ -32,7 +32,7 @@ export async function checkStoredManifests(files: TableFiles, location: string, 
   const worker = async () => {
     for (let v = queue.shift(); v; v = queue.shift()) {
       const name = v.manifestPath.slice(v.manifestPath.lastIndexOf('/') + 1);
-      await checkStoredManifest(files, joinLocation(location, '_versions', name), location, v.manifestPath);
+      await checkStoredManifest(files, `${versionsDir(location)}/${name}`, location, v.manifestPath);
     }
   };
   await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));

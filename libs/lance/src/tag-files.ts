@@ -1,5 +1,5 @@
-import { branchLocation, finalManifestName } from '@app/catalog';
-import { TableFiles, joinLocation } from '@app/storage';
+import { branchLocation, manifestFile, refNameOf, tagRefFile, tagRefsDir } from '@app/catalog';
+import { TableFiles } from '@app/storage';
 
 /** A tag as Lance keeps it: which version it names, and that version's manifest size. */
 export interface TagRecord {
@@ -23,10 +23,11 @@ export class TagFiles {
 
   async list(location: string): Promise<Record<string, TagRecord>> {
     const tags: Record<string, TagRecord> = {};
-    for (const file of await this.files.list(joinLocation(location, '_refs', 'tags'))) {
-      if (!file.name.endsWith('.json')) continue;
-      const record = await this.get(location, file.name.slice(0, -'.json'.length));
-      if (record) tags[file.name.slice(0, -'.json'.length)] = record;
+    for (const file of await this.files.list(tagRefsDir(location))) {
+      const tag = refNameOf(file.name);
+      if (tag === undefined) continue;
+      const record = await this.get(location, tag);
+      if (record) tags[tag] = record;
     }
     return tags;
   }
@@ -63,14 +64,14 @@ export class TagFiles {
 
   private async manifestSize(location: string, version: number): Promise<number> {
     for (const scheme of ['V2', 'V1'] as const) {
-      const info = await this.files.head(joinLocation(location, '_versions', finalManifestName(version, scheme)));
+      const info = await this.files.head(manifestFile(location, version, scheme));
       if (info) return info.size;
     }
     return 0;
   }
 
   private path(location: string, tag: string): string {
-    return joinLocation(location, '_refs', 'tags', `${tag}.json`);
+    return tagRefFile(location, tag);
   }
 
   private serialised<T>(key: string, work: () => Promise<T>): Promise<T> {

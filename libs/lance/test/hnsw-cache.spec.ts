@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalFiles } from '@app/storage';
-import { HnswCache, hnswFiles } from '../src/hnsw-index';
+import { hnswFiles } from '@app/catalog';
+import { HnswCache } from '../src/hnsw-index';
 
 /** A real graph of `rows` 4-d points written where a build would put it, for table `location`. */
 function graphAt(rows: number): string {

@@ -1,5 +1,6 @@
-import { ErrorCode, httpStatusOf } from '@app/catalog';
+import { ErrorCode } from '@app/catalog';
 import { accessOf } from '../../../apps/api/src/auth/access-policy';
+import { httpStatusOf } from '../../../apps/api/src/http/error-status';
 import { Api } from '../http';
 import { RunningServer, startServer } from '../server';
 import { CaseGenerator, FuzzCase, Operation } from './cases';

@@ -1,7 +1,8 @@
 import { ANONYMOUS, Authenticator, AuthenticationFailed, Principal, SERVICE, allows } from '@app/auth';
 import { ErrorCode } from '@app/catalog';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RouteAccess, accessOf } from './access-policy';
+import { accessOf } from './access-policy';
+import { RouteAccess } from '../operations/operation';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,7 +23,7 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     for (const method of [route.method].flat()) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
       if (!accessOf(method, route.url ?? route.path)) {
-        throw new Error(`route ${method} ${route.url} has no access level in access-policy.ts`);
+        throw new Error(`route ${method} ${route.url} has no entry in operations/index.ts, so no access level`);
       }
     }
   });

@@ -4,7 +4,7 @@ import { invalidInput } from '@app/catalog';
 import { EventStore } from '@app/event-store';
 import { catalogStreamOf } from '@app/projections';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RestRequests } from '../http/rest-request.factory';
+import { RestRequest } from '../http/rest-request';
 
 /** A comment line this often keeps proxies (nginx's proxy_read_timeout) and browsers from closing an idle feed. */
 const HEARTBEAT_MS = 15_000;
@@ -18,11 +18,11 @@ const RETRY_MS = 2_000;
  * (a revision; -1 for the whole log), or after `Last-Event-ID` when a client reconnects, or at
  * the head: new events only.
  */
-export function installLiveHistory(fastify: FastifyInstance, rest: RestRequests, store: EventStore): LiveHistory {
+export function installLiveHistory(fastify: FastifyInstance, defaultDatabase: string, store: EventStore): LiveHistory {
   const live = new LiveHistory(store);
   const open = new Set<PassThrough>();
   fastify.get('/v1/history/live', async (request, reply) => {
-    const database = rest.of(request).database();
+    const database = new RestRequest(request, defaultDatabase).database();
     const head = await unavailableAs503(() => store.streamRevision(catalogStreamOf(database)));
     const after = startingRevision(request) ?? head;
     const out = new PassThrough();

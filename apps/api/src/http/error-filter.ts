@@ -1,8 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { storageUnreachable } from '@app/application';
-import { CatalogError, ErrorCode, httpStatusOf } from '@app/catalog';
+import { CatalogError, ErrorCode } from '@app/catalog';
+import { storeUnreachable } from '@app/lance';
 import { StorageUnavailableError } from '@app/storage';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { httpStatusOf } from './error-status';
 
 interface ErrorBody {
   error: string;
@@ -75,7 +76,7 @@ export class ErrorFilter implements ExceptionFilter {
     }
     const mapped = fromFastify(exception as { code?: string; message: string });
     if (mapped) return mapped;
-    if (exception instanceof Error && storageUnreachable(exception.message)) {
+    if (exception instanceof Error && storeUnreachable(exception.message)) {
       this.logger.warn(`request ${request.id}: the object store is unavailable: ${exception.message}`);
       return [503, { error: 'the warehouse\'s object store is unavailable; retry later', code: ErrorCode.ServiceUnavailable }];
     }

@@ -23,7 +23,7 @@ const CTX_PREFIX = 'x-lance-ctx-';
 
 /**
  * One REST-binding request: decodes the path id, the query and the headers the way the Lance
- * clients encode them. Controllers use it so they only map HTTP onto service calls.
+ * clients encode them, for the operations of the HTTP edge.
  */
 export class RestRequest {
   readonly delimiter: string;
@@ -48,6 +48,11 @@ export class RestRequest {
     const decoded = decodeFormComponent(raw);
     if (decoded === this.delimiter) return [];
     return validateId(decoded.split(this.delimiter), 'id', this.delimiter);
+  }
+
+  /** The raw path segment at `index` (a name, such as an index's), decoded as clients encode it. */
+  pathText(index: number): string {
+    return decodeFormComponent(pathSegment(this.req.raw.url ?? '', index) ?? '');
   }
 
   /** The body as an object; a missing body or JSON `null` reads as {}. */
@@ -148,15 +153,15 @@ export class RestRequest {
     return { pageToken: token === '' ? undefined : token, limit: this.queryInt('limit', 1) };
   }
 
-  /** The query's paging, or the body's where the query gives none. */
+  /** The query's paging, or the body's where the query gives none (an empty token is none: names are never empty). */
   pageOr(body: { page_token?: string | null; limit?: number | null }): PageRequest {
     const page = this.page();
     return { pageToken: page.pageToken ?? (body.page_token || undefined), limit: page.limit ?? body.limit ?? undefined };
   }
 
-  /** The one-part id of a transaction. */
-  transactionId(index: number): string {
-    const id = this.objectId(index);
+  /** The one-part id of a transaction, checked against the body's like any id. */
+  transactionId(index: number, body?: { id?: unknown }): string {
+    const id = this.objectId(index, body);
     if (id.length !== 1) throw new CatalogError(ErrorCode.InvalidInput, 'a transaction id is a single name');
     return validateName(id[0], 'transaction id', this.delimiter);
   }

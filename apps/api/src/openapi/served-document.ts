@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 
-type Operation = Record<string, unknown>;
-type PathItem = Record<string, Operation | unknown>;
+type OpenApiOperation = Record<string, unknown>;
+type PathItem = Record<string, OpenApiOperation | unknown>;
 export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;
@@ -16,52 +16,59 @@ export interface OpenApiDocument {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-/** Routes this server adds to the Lance protocol; they are described here since the spec has no word on them. */
-const EXTRA: Record<string, Record<string, Operation>> = {
-  '/healthz': { get: op('Operations', 'Liveness: 200 while the process runs.', 'text') },
-  '/readyz': { get: op('Operations', 'Readiness: 200 when the event store, Redis and the warehouse answer, 503 otherwise.', 'json') },
-  '/metrics': { get: op('Operations', 'Prometheus metrics (text exposition format); with authentication configured it needs a credential for some database.', 'text') },
-  '/openapi.json': { get: op('Operations', 'This document.', 'json') },
-  '/v1/history/digest': { get: op('History', 'A digest of the whole catalog state, equal on every replica and after a replay.', 'json') },
-  '/v1/history/table/{id}': { get: op('History', 'The audit trail of a table: every event, oldest first, with its transaction and principal.', 'json', true) },
-  '/v1/history/namespace/{id}': { get: op('History', 'The audit trail of a namespace.', 'json', true) },
-  '/v1/history/transaction/{id}': { get: op('History', 'The events of one transaction.', 'json', true) },
-  '/v1/table/{id}/maintenance/compact': { post: op('Maintenance', 'Queues a compaction (Lance rewrites small fragments, materialising deletions; indexes take in new rows): 202 {job_id}, a transaction to follow with DescribeTransaction. Write level.', 'json', true) },
-  '/v1/table/{id}/maintenance/optimize_indices': { post: op('Maintenance', 'Queues an index optimisation (rows written since a build are folded into the index): 202 {job_id}. Write level.', 'json', true) },
-  '/v1/table/{id}/maintenance/expire_versions': { post: op('Maintenance', 'Queues a version expiry (older_than_seconds and/or keep_last, else the policy in force; never the latest, a tagged version or a branch base): 202 {job_id}. Admin level.', 'json', true) },
-  '/v1/table/{id}/maintenance/describe': { post: op('Maintenance', "A table line's maintenance: the policy in force, its last job, its latest version's fragments. Read level.", 'json', true) },
-  '/v1/history/database': {
-    get: withQuery(
-      op('History', 'A window of the database\'s whole history, oldest first: the `limit` events (default 100, at most 1000) before revision `before` (default: the newest); `before` in the answer names the window before it, `head` the newest revision.', 'json'),
-      ['before', 'limit'],
-    ),
-  },
-  '/v1/history/live': {
-    get: withQuery(
-      op('History', 'The database\'s history as server-sent events as it is appended: `event: head` first, then `event: catalog` with `id: <revision>` and the history JSON, after `after` (or Last-Event-ID; default: the head), with a heartbeat comment every 15 s.', 'text/event-stream'),
-      ['after'],
-    ),
-  },
-  '/v1/whoami': { get: op('Console', 'Who the credential is: its principal, its level in the requested database and its grants.', 'json') },
-  '/ui': { get: op('Console', 'The console: a browser page over this API (the catalog, its history and jobs).', 'text/html') },
-  '/v1/tables': { get: op('Enterprise', 'Every table of the database, flat (LanceDB Enterprise style).', 'json') },
-  '/v1/tables/{table_name}': { post: op('Enterprise', 'Creates a table from an Arrow IPC stream (LanceDB Enterprise style).', 'json') },
-};
-
-function op(tag: string, summary: string, body: 'json' | 'text' | 'text/html' | 'text/event-stream', withId = false): Operation {
-  const media = body === 'json' ? 'application/json' : body === 'text' ? 'text/plain' : body;
-  return {
-    tags: [tag],
-    summary,
-    ...(withId ? { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] } : {}),
-    responses: {
-      '200': { description: 'OK', content: { [media]: { schema: body === 'json' ? { type: 'object' } : { type: 'string' } } } },
-    },
-  };
+/** An extension in the document: its group, one line, and what its answer and query hold. */
+export interface ExtensionDoc {
+  tag: string;
+  summary: string;
+  /** The answer's media type where the route's answer kind does not say it (`text/html`, `text/event-stream`). */
+  media?: string;
+  /** Integer query parameters it reads. */
+  query?: string[];
 }
 
-function withQuery(operation: Operation, names: string[]): Operation {
-  return { ...operation, parameters: names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'integer' } })) };
+/** What the document reads of a route of the edge (an entry of its table of operations). */
+export interface DescribedRoute {
+  method: string;
+  /** Fastify's form: `/v1/table/:id/stats`. */
+  path: string;
+  /** The spec's operation: described by the spec itself. */
+  operationId?: string;
+  extension?: string;
+  doc?: ExtensionDoc;
+  status?: number;
+  answer?: string;
+}
+
+/** A mount: listed (as `GET <prefix>`, a page) only with a description. */
+export interface DescribedMount {
+  prefix: string;
+  extension: string;
+  doc?: ExtensionDoc;
+}
+
+const MEDIA: Record<string, string> = {
+  json: 'application/json',
+  text: 'text/plain',
+  number: 'application/json',
+  'arrow-file': 'application/vnd.apache.arrow.file',
+  prometheus: 'text/plain',
+};
+
+/** An extension's description: the spec has no word on it, so its entry gives one. */
+function extensionOperation(entry: DescribedRoute | DescribedMount, path: string, status = 200): OpenApiOperation {
+  const media = entry.doc?.media ?? MEDIA[('answer' in entry && entry.answer) || 'json'] ?? 'application/json';
+  const params = [
+    ...[...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
+    ...(entry.doc?.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'integer' } })),
+  ];
+  return {
+    tags: [entry.doc?.tag ?? 'Operations'],
+    summary: entry.doc?.summary ?? entry.extension ?? '',
+    ...(params.length ? { parameters: params } : {}),
+    responses: {
+      [String(status)]: { description: 'OK', content: { [media]: { schema: media === 'application/json' ? { type: 'object' } : { type: 'string' } } } },
+    },
+  };
 }
 
 /** `/v1/table/:id/index/:index_name/stats` as OpenAPI writes it. */
@@ -73,27 +80,33 @@ export function loadProtocolSpec(): OpenApiDocument {
   return parse(readFileSync(specPath(), 'utf8')) as OpenApiDocument;
 }
 
+type Described = DescribedRoute | DescribedMount;
+
+const served = new WeakMap<readonly Described[], OpenApiDocument>();
+
+/** The document of the edge made of `entries`, worked out once. */
+export function servedDocumentOf(entries: readonly Described[]): OpenApiDocument {
+  let document = served.get(entries);
+  if (!document) served.set(entries, (document = servedDocument(loadProtocolSpec(), entries)));
+  return document;
+}
+
 /**
- * The protocol's document cut down to what this server serves: each path and method of the
- * spec that has a route here, plus this server's own routes. Nothing is listed that answers 406.
+ * The protocol's document cut down to what this server serves: each path and method of the spec
+ * that has an entry here, plus this server's own routes, described by their entries.
  */
-export function servedDocument(spec: OpenApiDocument, routes: readonly { method: string; url: string }[]): OpenApiDocument {
-  const served = new Map<string, Set<string>>();
-  for (const r of routes) {
-    const path = openApiPath(r.url);
-    if (!served.has(path)) served.set(path, new Set());
-    served.get(path)!.add(r.method.toLowerCase());
-  }
+export function servedDocument(spec: OpenApiDocument, entries: readonly Described[]): OpenApiDocument {
   const paths: Record<string, PathItem> = {};
-  for (const [path, methods] of served) {
-    const item: PathItem = {};
-    const fromSpec = spec.paths[path] ?? {};
-    for (const [key, value] of Object.entries(fromSpec)) if (!HTTP_METHODS.includes(key)) item[key] = value;
-    for (const method of methods) {
-      const operation = (fromSpec[method] as Operation | undefined) ?? EXTRA[path]?.[method];
-      if (operation) item[method] = operation;
+  for (const entry of entries) {
+    if ('prefix' in entry) {
+      if (entry.doc) paths[entry.prefix] = { get: extensionOperation(entry, entry.prefix) };
+      continue;
     }
-    if (Object.keys(item).some((k) => HTTP_METHODS.includes(k))) paths[path] = item;
+    const path = openApiPath(entry.path);
+    const fromSpec = spec.paths[path] ?? {};
+    const item = (paths[path] ??= Object.fromEntries(Object.entries(fromSpec).filter(([key]) => !HTTP_METHODS.includes(key))));
+    const method = entry.method.toLowerCase();
+    item[method] = entry.operationId ? (fromSpec[method] as OpenApiOperation) : extensionOperation(entry, entry.path, entry.status);
   }
   return {
     ...spec,

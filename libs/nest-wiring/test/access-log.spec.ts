@@ -72,7 +72,7 @@ describe('access log', () => {
     // The compiled module, in a process of its own that exits right after logging.
     const script = `
       const pino = require('pino');
-      const { accessLog } = require(${JSON.stringify(join(ROOT, 'dist/libs/core/src/access-log.js'))});
+      const { accessLog } = require(${JSON.stringify(join(ROOT, 'dist/libs/nest-wiring/src/access-log.js'))});
       const destination = pino.destination({ dest: ${JSON.stringify(file)}, sync: false });
       process.once('exit', () => destination.flushSync());
       const log = accessLog(pino({ level: 'info' }, destination), 'all');

@@ -1,0 +1,90 @@
+import { CatalogError, ErrorCode } from '@app/catalog';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Answer, Operation, OperationServices, RawOperation, isMount, isRaw } from './operation';
+import { parseRequest, requestParser } from './parse-request';
+
+const CONTENT_TYPES: Record<Answer, string | undefined> = {
+  json: undefined,
+  text: 'text/plain; charset=utf-8',
+  number: 'application/json',
+  'arrow-file': 'application/vnd.apache.arrow.file',
+  prometheus: 'text/plain; version=0.0.4; charset=utf-8',
+};
+
+/**
+ * Binds the entries on Fastify: each mount's plugin, then each route, with its status and content
+ * type. Routes are Fastify's own, not Nest's: Nest's per-request pipeline of guards, interceptors,
+ * pipes and response mapping (none of which the edge uses) cost about 8 µs a request against a
+ * bare Fastify route's 27 µs, a third of what a whole catalog read may cost. A thrown error, or a
+ * rejected promise, goes to Fastify's error handler, which Nest routes to the global ErrorFilter.
+ */
+export async function bindOperations(fastify: FastifyInstance, services: OperationServices): Promise<void> {
+  for (const entry of services.operations) if (isMount(entry)) await entry.install(fastify, services);
+  for (const entry of services.operations) {
+    if (isMount(entry)) continue;
+    fastify.route({ method: entry.method, url: entry.path, handler: answer(entry, isRaw(entry) ? entry.serve : handlerOf(entry), services) });
+  }
+}
+
+type Handler = (request: FastifyRequest, reply: FastifyReply, services: OperationServices) => unknown;
+
+/** An operation's handler behind the parsing every such request shares. */
+function handlerOf(entry: Operation): Handler {
+  const parser = requestParser(entry);
+  return (request, _reply, services) => {
+    if (entry.credential && !hasApiKey(request)) {
+      throw new CatalogError(ErrorCode.Unauthenticated, 'this route needs an x-api-key header');
+    }
+    return entry.handle(parseRequest(parser, request, services.config.defaultDatabase) as never, services);
+  };
+}
+
+/** Anonymous callers pass only with the header itself; an authenticated principal has shown a credential. */
+function hasApiKey(request: FastifyRequest): boolean {
+  const key = request.headers['x-api-key'];
+  return !!request.principal && (request.principal.via !== 'anonymous' || (typeof key === 'string' && key !== ''));
+}
+
+function answer(entry: Operation | RawOperation, handler: Handler, services: OperationServices) {
+  const status = entry.status ?? 200;
+  const kind = entry.answer ?? 'json';
+  const contentType = CONTENT_TYPES[kind];
+  const encode = encoderOf(kind);
+  return (request: FastifyRequest, reply: FastifyReply): void => {
+    void reply.code(status);
+    if (contentType) void reply.header('content-type', contentType);
+    const send = (value: unknown) => {
+      if (!reply.sent) void reply.send(encode ? encode(value) : value);
+    };
+    const fail = (error: unknown) => {
+      if (!reply.sent) void reply.send(error instanceof Error ? error : new Error(String(error)));
+    };
+    let result: unknown;
+    try {
+      result = handler(request, reply, services);
+    } catch (e) {
+      return fail(e);
+    }
+    if (isThenable(result)) result.then(send, fail);
+    else send(result);
+  };
+}
+
+function encoderOf(kind: Answer): ((value: unknown) => unknown) | undefined {
+  switch (kind) {
+    case 'number':
+      return (value) => JSON.stringify(value);
+    case 'arrow-file':
+      // A view of the encoded bytes, not a copy.
+      return (value) => {
+        const file = value as Uint8Array;
+        return Buffer.from(file.buffer, file.byteOffset, file.byteLength);
+      };
+    default:
+      return undefined;
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}

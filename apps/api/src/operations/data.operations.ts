@@ -1,0 +1,227 @@
+import { CatalogError, ErrorCode, MAX_NAME_LENGTH, invalidInput, parseMode, propertyMapProblem } from '@app/catalog';
+import { CREATE_TABLE_MODES, INSERT_MODES } from '@app/application';
+import {
+  addColumnsBody,
+  backfillColumnBody,
+  countRowsBody,
+  deleteBody,
+  explainPlanBody,
+  queryTableBody,
+  stringMap,
+  updateBody,
+} from '../http/body-schemas';
+import { inputLimits } from '../http/input-limits';
+import { RestRequest } from '../http/rest-request';
+import { checkSqlExpression } from '../http/sql-expression';
+import { operation } from './operation';
+
+/** The spec's Data operations on a table (tags Table, Data): rows in and out, plans, columns filled by expressions. */
+export const DATA_OPERATIONS = [
+  operation({
+    operationId: 'InsertIntoTable',
+    method: 'POST',
+    path: '/v1/table/:id/insert',
+    access: 'write',
+    body: 'arrow-stream',
+    subject: 'table',
+    branch: 'query',
+    handle: ({ ctx, table, body, http }, s) =>
+      s.data.insertIntoTable(ctx, { ...table, mode: parseMode(http.queryString('mode'), INSERT_MODES, 'mode', 'Append'), data: body }),
+  }),
+  operation({
+    operationId: 'CreateTable',
+    method: 'POST',
+    path: '/v1/table/:id/create',
+    access: 'write',
+    body: 'arrow-stream',
+    subject: 'table',
+    handle: ({ ctx, table, body, http, raw }, s) => {
+      const location = raw.headers['x-lance-table-location'];
+      return s.creates.createTable(ctx, {
+        id: table.id,
+        mode: parseMode(http.queryString('mode'), CREATE_TABLE_MODES, 'mode', 'Create'),
+        data: body,
+        location: typeof location === 'string' && location ? location : undefined,
+        properties: withinLimits(
+          { ...jsonMap(http.queryString('properties'), 'properties'), ...jsonMap(headerOf(raw.headers, 'x-lance-table-properties'), 'x-lance-table-properties') },
+          'properties',
+        ),
+      });
+    },
+  }),
+  /** The body is the Arrow stream; the matching options are query parameters. */
+  operation({
+    operationId: 'MergeInsertIntoTable',
+    method: 'POST',
+    path: '/v1/table/:id/merge_insert',
+    access: 'write',
+    body: 'arrow-stream',
+    subject: 'table',
+    branch: 'query',
+    handle: ({ ctx, table, body, http }, s) => {
+      const on = (http.queryString('on') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+      if (on.some((c) => c.length > MAX_NAME_LENGTH)) throw invalidInput(`on: a column name is longer than ${MAX_NAME_LENGTH} characters`);
+      return s.mutations.mergeInsert(ctx, table, body, {
+        on,
+        whenMatchedUpdateAll: http.queryBool('when_matched_update_all', false),
+        whenMatchedUpdateAllFilter: filterParam(http, 'when_matched_update_all_filt'),
+        whenNotMatchedInsertAll: http.queryBool('when_not_matched_insert_all', false),
+        whenNotMatchedBySourceDelete: http.queryBool('when_not_matched_by_source_delete', false),
+        whenNotMatchedBySourceDeleteFilter: filterParam(http, 'when_not_matched_by_source_delete_filt'),
+        timeoutMs: http.queryInt('timeout', 1),
+        useIndex: http.queryString('use_index') === undefined ? undefined : http.queryBool('use_index', true),
+      });
+    },
+  }),
+  operation({
+    operationId: 'UpdateTable',
+    method: 'POST',
+    path: '/v1/table/:id/update',
+    access: 'write',
+    body: updateBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => s.mutations.update(ctx, table, body.predicate ?? undefined, body.updates as Array<[string, string]>),
+  }),
+  operation({
+    operationId: 'DeleteFromTable',
+    method: 'POST',
+    path: '/v1/table/:id/delete',
+    access: 'write',
+    body: deleteBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => s.mutations.delete(ctx, table, body.predicate),
+  }),
+  operation({
+    operationId: 'QueryTable',
+    method: 'POST',
+    path: '/v1/table/:id/query',
+    access: 'read',
+    answer: 'arrow-file',
+    body: queryTableBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => {
+      const { id: _id, context: _context, identity: _identity, branch: _branch, version, ...query } = body;
+      return s.data.queryTable(ctx, { ...withoutNulls(query), ...table, version: version ?? undefined });
+    },
+  }),
+  operation({
+    operationId: 'CountTableRows',
+    method: 'POST',
+    path: '/v1/table/:id/count_rows',
+    access: 'read',
+    answer: 'number',
+    body: countRowsBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => s.data.countTableRows(ctx, { ...table, version: body.version ?? undefined, predicate: body.predicate ?? undefined }),
+  }),
+  operation({
+    operationId: 'ExplainTableQueryPlan',
+    method: 'POST',
+    path: '/v1/table/:id/explain_plan',
+    access: 'read',
+    answer: 'text',
+    body: explainPlanBody,
+    subject: 'table',
+    branch: (body) => body.branch ?? body.query.branch,
+    handle: ({ ctx, table, body }, s) => {
+      const { id: _i, context: _c, identity: _x, branch: _b, version, ...query } = body.query;
+      return s.data.explainQuery(ctx, { ...withoutNulls(query), ...table, version: version ?? undefined }, body.verbose ?? false);
+    },
+  }),
+  /** Runs on a worker; 503 code 17 when none answers in time. */
+  operation({
+    operationId: 'AnalyzeTableQueryPlan',
+    method: 'POST',
+    path: '/v1/table/:id/analyze_plan',
+    access: 'read',
+    answer: 'text',
+    body: queryTableBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => {
+      const { id: _i, context: _c, identity: _x, branch: _b, version, ...query } = body;
+      return s.analysis.analyze(ctx, { ...withoutNulls(query), ...table, version: version ?? undefined });
+    },
+  }),
+  operation({
+    operationId: 'AlterTableAddColumns',
+    method: 'POST',
+    path: '/v1/table/:id/add_columns',
+    access: 'write',
+    body: addColumnsBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => {
+      const computed = body.new_columns.filter((c) => c.computed);
+      if (computed.length) {
+        // Lance declares computed columns in a call of their own: mixed with others they would be two commits.
+        if (computed.length !== body.new_columns.length || computed.some((c) => c.expression)) {
+          throw invalidInput('computed columns are added in a request of their own: give every new column `computed`, or none');
+        }
+        return s.mutations.addComputedColumns(ctx, table, computed.map((c) => ({ name: c.name, expression: c.computed! })));
+      }
+      const columns = body.new_columns.map((c) => {
+        if (!c.expression) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': only SQL-expression and computed columns can be added here`);
+        return { name: c.name, expression: c.expression };
+      });
+      return s.mutations.addColumns(ctx, table, columns);
+    },
+  }),
+  /** Answers 202 with the job's transaction at once; a worker fills the column. */
+  operation({
+    operationId: 'AlterTableBackfillColumns',
+    method: 'POST',
+    path: '/v1/table/:id/backfill_column',
+    access: 'write',
+    status: 202,
+    body: backfillColumnBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => {
+      const unsupported = (['read_version', 'cluster', 'manifest'] as const).filter((k) => body[k] !== null && body[k] !== undefined);
+      if (unsupported.length) {
+        throw new CatalogError(ErrorCode.Unsupported, `${unsupported.join(', ')}: a backfill here reads the table's latest version in one worker job; leave them out`);
+      }
+      return s.backfills.requestBackfill(ctx, { ...table, column: body.column, where: body.where ?? undefined });
+    },
+  }),
+];
+
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function jsonMap(raw: string | undefined, what: string): Record<string, string> {
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw invalidInput(`${what} must be a JSON object of strings`);
+  }
+  const result = stringMap.safeParse(parsed);
+  if (!result.success) throw invalidInput(`${what}: ${result.error.issues[0]?.message ?? 'must be a JSON object of strings'}`);
+  return result.data;
+}
+
+/** The query's and the header's properties together stay within what one map may hold. */
+function withinLimits(properties: Record<string, string>, what: string): Record<string, string> {
+  const problem = propertyMapProblem(properties, inputLimits().properties);
+  if (problem) throw invalidInput(`${what}: ${problem}`);
+  return properties;
+}
+
+/** Clients send `null` for options they leave unset; Lance wants them absent. */
+function withoutNulls<T extends Record<string, unknown>>(o: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as never;
+}
+
+function filterParam(http: RestRequest, name: string): string | undefined {
+  const v = http.queryString(name);
+  return v ? checkSqlExpression(v, name) : undefined;
+}

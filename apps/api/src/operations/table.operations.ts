@@ -1,0 +1,196 @@
+import { CatalogError, ErrorCode, REGISTER_TABLE_MODES, parseMode, validateName } from '@app/catalog';
+import {
+  alterColumnsBody,
+  declareTableBody,
+  describeTableBody,
+  dropColumnsBody,
+  plainBody,
+  registerTableBody,
+  renameTableBody,
+  restoreTableBody,
+  statsBody,
+  tableExistsBody,
+  updateFieldMetadataBody,
+} from '../http/body-schemas';
+import { RestRequest } from '../http/rest-request';
+import { operation, rawOperation } from './operation';
+
+/** Also an operation of BatchCommitTables, which holds each of its operations to this entry's level. */
+export const DeclareTable = operation({
+  operationId: 'DeclareTable',
+  method: 'POST',
+  path: '/v1/table/:id/declare',
+  access: 'write',
+  body: declareTableBody,
+  subject: 'table',
+  handle: ({ ctx, table, body }, s) => s.tables.declareTable(ctx, { id: table.id, location: body.location ?? undefined, properties: body.properties ?? {} }),
+});
+
+/** Also an operation of BatchCommitTables. */
+export const DeregisterTable = operation({
+  operationId: 'DeregisterTable',
+  method: 'POST',
+  path: '/v1/table/:id/deregister',
+  access: 'admin',
+  body: plainBody,
+  subject: 'table',
+  handle: ({ ctx, table }, s) => s.tables.deregisterTable(ctx, table.id),
+});
+
+/** The spec's Table operations on a table's catalog entry and schema (tags Table, Metadata). */
+export const TABLE_OPERATIONS = [
+  operation({
+    operationId: 'ListAllTables',
+    method: 'GET',
+    path: '/v1/table',
+    access: 'read',
+    body: 'none',
+    subject: 'none',
+    handle: ({ ctx, http }, s) => s.tables.listAllTables(ctx, http.page(), http.queryBool('include_declared', true)),
+  }),
+  DeclareTable,
+  operation({
+    operationId: 'RegisterTable',
+    method: 'POST',
+    path: '/v1/table/:id/register',
+    access: 'admin',
+    body: registerTableBody,
+    subject: 'table',
+    handle: ({ ctx, table, body }, s) =>
+      s.tables.registerTable(ctx, {
+        id: table.id,
+        location: body.location,
+        mode: parseMode(body.mode, REGISTER_TABLE_MODES, 'mode', 'Create'),
+        properties: body.properties ?? {},
+      }),
+  }),
+  operation({
+    operationId: 'DescribeTable',
+    method: 'POST',
+    path: '/v1/table/:id/describe',
+    access: 'read',
+    body: describeTableBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body, http }, s) => {
+      if (body.tag) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${body.tag}' does not exist`);
+      return s.tables.describeTable(ctx, {
+        ...table,
+        version: body.version ?? undefined,
+        withTableUri: http.queryBool('with_table_uri', body.with_table_uri ?? false),
+        loadDetailedMetadata: http.queryBool('load_detailed_metadata', body.load_detailed_metadata ?? false),
+        checkDeclared: http.queryBool('check_declared', body.check_declared ?? false),
+        vendCredentials: body.vend_credentials ?? undefined,
+      });
+    },
+  }),
+  operation({
+    operationId: 'TableExists',
+    method: 'POST',
+    path: '/v1/table/:id/exists',
+    access: 'read',
+    body: tableExistsBody,
+    subject: 'table',
+    handle: ({ ctx, table, body }, s) => s.tables.tableExists(ctx, { id: table.id, version: body.version ?? undefined }),
+  }),
+  operation({
+    operationId: 'DropTable',
+    method: 'POST',
+    path: '/v1/table/:id/drop',
+    access: 'admin',
+    body: plainBody,
+    subject: 'table',
+    handle: ({ ctx, table }, s) => s.tables.dropTable(ctx, table.id),
+  }),
+  DeregisterTable,
+  operation({
+    operationId: 'RenameTable',
+    method: 'POST',
+    path: '/v1/table/:id/rename',
+    access: 'admin',
+    body: renameTableBody,
+    subject: 'table',
+    handle: ({ ctx, table, body, http }, s) =>
+      s.tables.renameTable(ctx, {
+        id: table.id,
+        newTableName: validateName(body.new_table_name, 'new_table_name', http.delimiter),
+        newNamespace: body.new_namespace_id ? body.new_namespace_id.map((p) => validateName(p, 'new_namespace_id part', http.delimiter)) : undefined,
+      }),
+  }),
+  operation({
+    operationId: 'RestoreTable',
+    method: 'POST',
+    path: '/v1/table/:id/restore',
+    access: 'write',
+    body: restoreTableBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => s.tables.restoreTable(ctx, { ...table, version: body.version }),
+  }),
+  operation({
+    operationId: 'GetTableStats',
+    method: 'POST',
+    path: '/v1/table/:id/stats',
+    access: 'read',
+    body: statsBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table }, s) => s.mutations.stats(ctx, table),
+  }),
+  operation({
+    operationId: 'AlterTableAlterColumns',
+    method: 'POST',
+    path: '/v1/table/:id/alter_columns',
+    access: 'write',
+    body: alterColumnsBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) =>
+      s.mutations.alterColumns(
+        ctx,
+        table,
+        body.alterations.map((a) => ({
+          path: a.path,
+          ...(a.rename ? { rename: a.rename } : {}),
+          ...(a.nullable !== null && a.nullable !== undefined ? { nullable: a.nullable } : {}),
+          ...(a.data_type ? { dataType: typeof a.data_type === 'string' ? a.data_type : a.data_type.type } : {}),
+        })),
+      ),
+  }),
+  operation({
+    operationId: 'AlterTableDropColumns',
+    method: 'POST',
+    path: '/v1/table/:id/drop_columns',
+    access: 'write',
+    body: dropColumnsBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) => s.mutations.dropColumns(ctx, table, body.columns),
+  }),
+  operation({
+    operationId: 'UpdateFieldMetadata',
+    method: 'POST',
+    path: '/v1/table/:id/update_field_metadata',
+    access: 'write',
+    body: updateFieldMetadataBody,
+    subject: 'table',
+    branch: 'body',
+    handle: ({ ctx, table, body }, s) =>
+      s.mutations.updateFieldMetadata(
+        ctx,
+        table,
+        body.updates.map((u) => ({ path: u.path, metadata: u.metadata, ...(u.replace ? { replace: true } : {}) })),
+      ),
+  }),
+  /** Lance's JS library offers no way to rewrite schema-level metadata: the one operation of the spec answered 406 code 0. */
+  rawOperation({
+    operationId: 'UpdateTableSchemaMetadata',
+    method: 'POST',
+    path: '/v1/table/:id/schema_metadata/update',
+    access: 'write',
+    serve: (request, _reply, s) => {
+      new RestRequest(request, s.config.defaultDatabase).pathId(3);
+      throw new CatalogError(ErrorCode.Unsupported, 'UpdateTableSchemaMetadata is not supported by the Lance library this server runs; use update_field_metadata');
+    },
+  }),
+];
