@@ -1,36 +1,10 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
+import { bool, int } from './env-values';
 import { InputLimits, inputLimitsEnvSchema, readInputLimits } from './input-limits';
 import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
 import { ClientCredentials, readClientCredentials } from './credential-settings';
-
-const bool = (name: string, fallback: boolean) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return fallback;
-      const s = v.toLowerCase();
-      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-      if (['0', 'false', 'no', 'off'].includes(s)) return false;
-      ctx.addIssue({ code: 'custom', message: `${name} must be true or false, got '${v}'` });
-      return z.NEVER;
-    });
-
-const int = (name: string, fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}, got '${v}'` });
-        return z.NEVER;
-      }
-      return n;
-    });
 
 const schema = z.object({
   PORT: int('PORT', 2333, 0, 65535),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int } from './env-values';
 
 /**
  * Bounds on what a request may carry, checked before any parser (Lance's SQL parser, apache-arrow's
@@ -36,33 +37,19 @@ export interface InputLimits {
   jsonMaxDepth: number;
 }
 
-const limit = (name: string, fallback: number, min: number, max: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return fallback;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min || n > max) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}, got '${v}'` });
-        return z.NEVER;
-      }
-      return n;
-    });
-
 export const inputLimitsEnvSchema = {
-  SQL_EXPRESSION_MAX_BYTES: limit('SQL_EXPRESSION_MAX_BYTES', 1024 * 1024, 64, 64 * 1024 * 1024),
-  SQL_EXPRESSION_MAX_TERMS: limit('SQL_EXPRESSION_MAX_TERMS', 10_000, 16, 10_000_000),
+  SQL_EXPRESSION_MAX_BYTES: int('SQL_EXPRESSION_MAX_BYTES', 1024 * 1024, 64, 64 * 1024 * 1024),
+  SQL_EXPRESSION_MAX_TERMS: int('SQL_EXPRESSION_MAX_TERMS', 10_000, 16, 10_000_000),
   // Lance's planner recursed out of its stack on a chain of about 600 `+` (and about 40,000 ANDs).
-  SQL_EXPRESSION_MAX_DEPTH: limit('SQL_EXPRESSION_MAX_DEPTH', 100, 8, 100_000),
-  SQL_EXPRESSION_MAX_REPEAT: limit('SQL_EXPRESSION_MAX_REPEAT', 1000, 1, 1_000_000_000),
-  ARROW_MAX_FIELDS: limit('ARROW_MAX_FIELDS', 10_000, 1, 10_000_000),
-  ARROW_MAX_DEPTH: limit('ARROW_MAX_DEPTH', 64, 1, 10_000),
-  ARROW_MAX_NODES: limit('ARROW_MAX_NODES', 100_000, 1, 100_000_000),
-  PROPERTIES_MAX_COUNT: limit('PROPERTIES_MAX_COUNT', 1000, 1, 10_000_000),
-  PROPERTIES_MAX_BYTES: limit('PROPERTIES_MAX_BYTES', 64 * 1024, 64, 1024 * 1024 * 1024),
-  CONTEXT_MAX_BYTES: limit('CONTEXT_MAX_BYTES', 8 * 1024, 64, 64 * 1024 * 1024),
-  JSON_MAX_DEPTH: limit('JSON_MAX_DEPTH', 64, 4, 10_000),
+  SQL_EXPRESSION_MAX_DEPTH: int('SQL_EXPRESSION_MAX_DEPTH', 100, 8, 100_000),
+  SQL_EXPRESSION_MAX_REPEAT: int('SQL_EXPRESSION_MAX_REPEAT', 1000, 1, 1_000_000_000),
+  ARROW_MAX_FIELDS: int('ARROW_MAX_FIELDS', 10_000, 1, 10_000_000),
+  ARROW_MAX_DEPTH: int('ARROW_MAX_DEPTH', 64, 1, 10_000),
+  ARROW_MAX_NODES: int('ARROW_MAX_NODES', 100_000, 1, 100_000_000),
+  PROPERTIES_MAX_COUNT: int('PROPERTIES_MAX_COUNT', 1000, 1, 10_000_000),
+  PROPERTIES_MAX_BYTES: int('PROPERTIES_MAX_BYTES', 64 * 1024, 64, 1024 * 1024 * 1024),
+  CONTEXT_MAX_BYTES: int('CONTEXT_MAX_BYTES', 8 * 1024, 64, 64 * 1024 * 1024),
+  JSON_MAX_DEPTH: int('JSON_MAX_DEPTH', 64, 4, 10_000),
 };
 
 type InputLimitsEnv = { [K in keyof typeof inputLimitsEnvSchema]: z.infer<(typeof inputLimitsEnvSchema)[K]> };
