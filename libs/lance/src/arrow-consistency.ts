@@ -13,8 +13,10 @@ export function checkArrowConsistency(table: arrow.Table): void {
   }
 }
 
-function checkData(data: arrow.Data, column: string): void {
+function checkData(data: arrow.Data | undefined, column: string): void {
   const problem = (what: string) => invalidInput(`the request body's column '${column}' is not consistent: ${what}`);
+  // A body may declare a field whose data it never carries: the decoder leaves a hole there.
+  if (!data) throw problem('the body carries no data for it');
   if (data.nullCount > data.length) throw problem(`${data.nullCount} nulls in ${data.length} rows`);
   if (data.nullCount > 0 && data.nullBitmap && data.nullBitmap.length * 8 < data.offset + data.length) throw problem('its validity bitmap is shorter than its rows');
   const offsets = data.valueOffsets as Int32Array | BigInt64Array | undefined;
@@ -33,7 +35,8 @@ function checkData(data: arrow.Data, column: string): void {
   if (arrow.DataType.isFixedSizeList(data.type) && (data.children[0]?.length ?? 0) < (data.offset + data.length) * data.type.listSize) {
     throw problem('fewer list values than its rows need');
   }
-  if (arrow.DataType.isStruct(data.type) && data.children.some((c) => c.length < data.offset + data.length)) throw problem('a child shorter than its rows');
   const fields = (data.type as { children?: arrow.Field[] }).children ?? [];
-  data.children.forEach((child, i) => checkData(child, `${column}.${fields[i]?.name ?? i}`));
+  if (data.children.length < fields.length) throw problem(`${data.children.length} children for the ${fields.length} its type has`);
+  for (let i = 0; i < data.children.length; i++) checkData(data.children[i], `${column}.${fields[i]?.name ?? i}`);
+  if (arrow.DataType.isStruct(data.type) && data.children.some((c) => c.length < data.offset + data.length)) throw problem('a child shorter than its rows');
 }
