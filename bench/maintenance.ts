@@ -43,19 +43,34 @@ function onDisk(location: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
-async function measure(server: BenchServer, name: string, location: string) {
-  const id = `m%24${name}`;
+type Measured = { server: BenchServer; name: string; location: string };
+
+/**
+ * QueryTable and CountTableRows p50 of each table, the calls taken in turns across the tables so
+ * that a change in the machine's load over the run weighs on each of them alike.
+ */
+async function measure(tables: Measured[]) {
   const probe = Array.from(vectorTable(7, 1, DIM).getChild('vector')!.get(0) as Float32Array);
-  const p50 = async (call: () => Promise<unknown>) => {
-    for (let i = 0; i < 10; i++) await call();
-    const ms: number[] = [];
-    for (let i = 0; i < CALLS; i++) ms.push((await timed(call)).ms);
-    return ms.sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+  const query = (t: Measured) => async () => arrow.tableFromIPC(await postForBytes(`${t.server.url}/v1/table/m%24${t.name}/query`, { vector: { single_vector: probe }, k: 10 }));
+  const count = (t: Measured) => () => postForBytes(`${t.server.url}/v1/table/m%24${t.name}/count_rows`, { predicate: 'id > 1000' });
+  const p50 = async (call: (t: Measured) => () => Promise<unknown>) => {
+    const ms = tables.map(() => [] as number[]);
+    for (let i = 0; i < 10 + CALLS; i++) {
+      for (const [k, t] of tables.entries()) {
+        const took = (await timed(call(t))).ms;
+        if (i >= 10) ms[k].push(took);
+      }
+    }
+    return ms.map((m) => m.sort((a, b) => a - b)[Math.floor(m.length / 2)]);
   };
-  const query = await p50(async () => arrow.tableFromIPC(await postForBytes(`${server.url}/v1/table/${id}/query`, { vector: { single_vector: probe }, k: 10 })));
-  const count = await p50(() => postForBytes(`${server.url}/v1/table/${id}/count_rows`, { predicate: 'id > 1000' }));
-  const state = await post(`${server.url}/v1/table/${id}/maintenance/describe`, {});
-  return { query, count, fragments: state.latest_version.fragments as number, ...onDisk(location) };
+  const queries = await p50(query);
+  const counts = await p50(count);
+  return Promise.all(
+    tables.map(async (t, k) => {
+      const state = await post(`${t.server.url}/v1/table/m%24${t.name}/maintenance/describe`, {});
+      return { query: queries[k], count: counts[k], fragments: state.latest_version.fragments as number, ...onDisk(t.location) };
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -74,10 +89,15 @@ async function main(): Promise<void> {
     // On the server whose planner ran, so the two tables it is compared with share a process.
     await postArrow(`${after.url}/v1/table/m%24fresh/create`, vectorTable(0, APPENDS * ROWS, DIM));
     const freshLocation = (await post(`${after.url}/v1/table/m%24fresh/describe`, {})).location;
+    const measured = await measure([
+      { server: after, name: 'fresh', location: freshLocation },
+      { server: before, name: 'appended', location: beforeLocation },
+      { server: after, name: 'appended', location: afterLocation },
+    ]);
     const rows = [
-      ['one batch of the same rows (baseline)', await measure(after, 'fresh', freshLocation)],
-      [`${APPENDS} appends, no maintenance`, await measure(before, 'appended', beforeLocation)],
-      [`${APPENDS} appends, after the planner (default settings, no call from the client)`, await measure(after, 'appended', afterLocation)],
+      ['one batch of the same rows (baseline)', measured[0]],
+      [`${APPENDS} appends, no maintenance`, measured[1]],
+      [`${APPENDS} appends, after the planner (default settings, no call from the client)`, measured[2]],
     ] as const;
     const base = rows[0][1];
     report(`A table after ${APPENDS} appends of ${ROWS} rows (${DIM}-d vectors) by the lancedb client`, rows.map(([what, m]) => ({

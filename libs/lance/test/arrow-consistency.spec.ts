@@ -53,7 +53,7 @@ describe('checkArrowConsistency', () => {
   it('refuses offsets past their values', () => {
     const names = arrow.vectorFromArray(['ab', 'cd'], new arrow.Utf8()).data[0];
     const field = new arrow.Field('name', new arrow.Utf8());
-    const bad = names.clone(names.type, 0, 2, 0, [Int32Array.from([0, 2, 400]), names.values, names.nullBitmap, undefined]);
+    const bad = names.clone(names.type, 0, 2, 0, { [arrow.BufferType.OFFSET]: Int32Array.from([0, 2, 400]), [arrow.BufferType.DATA]: names.values, [arrow.BufferType.VALIDITY]: names.nullBitmap, [arrow.BufferType.TYPE]: names.typeIds });
     expect(refusal(tableOf(field, bad)).message).toContain('past its');
   });
 });
