@@ -104,9 +104,11 @@ describe('a worker killed in the middle of a compaction', () => {
   const env = { QUEUE_PREFIX: `crash-compact-${Date.now()}`, JOB_LOCK_MS: '1500', MAINTENANCE_PLANNER: 'false' };
   let apiServer: RunningServer;
   const workers: RunningServer[] = [];
-  // 48 appends of 5,000 rows of 128 floats: about 120 MB that Lance takes a few hundred milliseconds to rewrite.
+  // 48 appends of 5,000 rows of 256 floats: about 250 MB, which Lance takes most of a second to
+  // rewrite, so the worker dies well before the compaction's commit even on a busy machine.
   const FRAGMENTS = 48;
   const ROWS = 5_000;
+  const DIM = 256;
 
   beforeAll(async () => {
     apiServer = await startServer({ dataDir, entry: 'api', env });
@@ -118,7 +120,7 @@ describe('a worker killed in the middle of a compaction', () => {
 
   it('leaves the job to another worker: one compaction commit, every row, every listed manifest in storage', async () => {
     const api = new Api(apiServer.url);
-    const batch = arrowStream(sampleTable(0, ROWS, 128));
+    const batch = arrowStream(sampleTable(0, ROWS, DIM));
     expect((await api.send('POST', '/v1/table/frag/create', batch, ARROW_STREAM)).status).toBe(200);
     for (let i = 1; i < FRAGMENTS; i++) expect((await api.send('POST', '/v1/table/frag/insert', batch, ARROW_STREAM)).status).toBe(200);
     const location = (await api.post('/v1/table/frag/describe', {})).body.location;
@@ -161,6 +163,8 @@ describe('a worker killed in the middle of a compaction', () => {
     const history = await table.listVersions();
     const after = await listed();
     expect(history.map((v) => v.version)).toEqual(after);
+    const recorded = (await api.get('/v1/history/table/frag')).body.events.filter((e: any) => e.type === 'TableVersionCreated').map((e: any) => e.data.version);
+    expect(recorded).toEqual(after);
     const fragments = history.map((v) => Number(v.metadata.total_fragments));
     const rewrites = history.filter((_, i) => i > 0 && fragments[i] < fragments[i - 1]).map((v) => v.version);
     expect(rewrites).toHaveLength(1);
