@@ -133,11 +133,9 @@ describe('a worker killed in the middle of a compaction', () => {
     // The moment Lance's compaction writes its first file under data/, the worker holding it dies.
     const data = join(location, 'data');
     const present = new Set(readdirSync(data));
-    const written: string[] = [];
     const killed = new Promise<void>((resolveKill) => {
       const watcher = watch(data, (_event, name) => {
         if (!name || present.has(name)) return;
-        written.push(name);
         first.process.kill('SIGKILL');
         watcher.close();
         resolveKill();
@@ -146,9 +144,8 @@ describe('a worker killed in the middle of a compaction', () => {
     const job = (await api.post('/v1/table/frag/maintenance/compact', {})).body.job_id;
     await killed;
     await first.kill9();
-    // It died mid-compaction: running, Lance's output begun, nothing committed.
+    // It died mid-compaction: Lance's output begun, the transaction Running, nothing committed.
     expect((await api.post(`/v1/transaction/${job}/describe`, {})).body.status).toBe('Running');
-    expect(written.length).toBeGreaterThan(0);
     expect(await listed()).toEqual(before);
 
     workers.push(await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url } }));
