@@ -126,6 +126,79 @@ function suite(name: string, setUp: () => Promise<{ server: RunningServer; manif
       expect(await count(T)).toBe(75);
     }, 120_000);
 
+    it('runs every job kind on a branch: main keeps its versions, manifests and rows, and the versions branches start from stay', async () => {
+      const T = 'm%24forked';
+      // Rows of every main version, read through a filter so that Lance reads the data files, not the manifest's counts.
+      const scanned = (body: object) => count(T, { ...body, predicate: 'id >= 0' });
+      const mainState = async () => {
+        const listed = await versions(T);
+        const rows = await Promise.all(listed.map((version) => scanned({ version })));
+        return { listed, rows, manifests: await manifests(location), latest: await scanned({}) };
+      };
+      const onBranch = async (kind: string, body: object = {}) => {
+        const job = await api.post(`/v1/table/${T}/maintenance/${kind}`, { branch: 'b', ...body });
+        expect([kind, job.status]).toEqual([kind, 202]);
+        return { jobId: job.body.job_id as string, ...(await settle(job.body.job_id)) };
+      };
+      expect((await api.send('POST', `/v1/table/${T}/create`, arrowStream(sampleTable(0, 10)), ARROW_STREAM)).status).toBe(200);
+      for (let i = 1; i < 4; i++) expect((await insert(T, i * 10, 10)).status).toBe(200);
+      const location = (await api.post(`/v1/table/${T}/describe`, {})).body.location;
+      // The branch starts from main's version 3; main moves on past it.
+      expect((await api.post(`/v1/table/${T}/branches/create`, { name: 'b', from_version: 3 })).status).toBe(200);
+      expect((await insert(T, 40, 10)).status).toBe(200);
+      const build = await api.post(`/v1/table/${T}/create_index`, { column: 'id', index_type: 'BTREE', name: 'by_id', branch: 'b' });
+      expect((await settle(build.body.transaction_id)).status).toBe('Succeeded');
+      const branchInsert = (from: number) => api.send('POST', `/v1/table/${T}/insert?branch=b`, arrowStream(sampleTable(from, 10)), ARROW_STREAM);
+      for (let i = 0; i < 8; i++) expect((await branchInsert(1000 + i * 10)).status).toBe(200);
+      const main = await mainState();
+      expect(main.rows).toEqual([10, 20, 30, 40, 50]);
+      expect(await scanned({ branch: 'b' })).toBe(110);
+      const old = await versions(T, 'b');
+      // Older than the versions made from here on by more than the expiry's margin.
+      await pause(1_500);
+
+      const compacted = await onBranch('compact');
+      expect(compacted).toMatchObject({ status: 'Succeeded', properties: { maintenance: 'compact' } });
+      expect(Number(compacted.properties.fragments_before)).toBe(11);
+      // Lance keeps fragments an index covers apart from those it does not: two at most.
+      expect(Number(compacted.properties.fragments_after)).toBeLessThanOrEqual(2);
+      expect((await api.post(`/v1/table/${T}/maintenance/describe`, { branch: 'b' })).body.latest_version.fragments).toBe(Number(compacted.properties.fragments_after));
+      expect(await scanned({ branch: 'b' })).toBe(110);
+
+      for (let i = 8; i < 10; i++) expect((await branchInsert(1000 + i * 10)).status).toBe(200);
+      const optimized = await onBranch('optimize_indices');
+      expect(optimized).toMatchObject({ status: 'Succeeded', properties: { maintenance: 'optimize_indices', unindexed_rows_before: '20', unindexed_rows_after: '0', rows_indexed: '20' } });
+      expect(await scanned({ branch: 'b' })).toBe(130);
+
+      // A branch of the branch, from the version the compaction made: expiry on `b` keeps it.
+      const base = Number(compacted.properties.table_version);
+      expect((await api.post(`/v1/table/${T}/branches/create`, { name: 'c', from_branch: 'b', from_version: base })).status).toBe(200);
+      const before = await versions(T, 'b');
+      const expired = await onBranch('expire_versions', { keep_last: 1 });
+      expect(expired.status).toBe('Succeeded');
+      const left = await versions(T, 'b');
+      expect(left).toContain(base);
+      expect(left).toContain(before[before.length - 1]);
+      const deleted = (await api.get(`/v1/history/table/${T}`)).body.events.filter((e: { type: string }) => e.type === 'TableVersionsDeleted');
+      expect(deleted.map((e: { data: { branch?: string; transactionId: string } }) => [e.data.branch, e.data.transactionId])).toEqual([['b', expired.jobId]]);
+      const gone: number[] = deleted[0].data.versions;
+      expect(Number(expired.properties.versions_removed)).toBe(gone.length);
+      expect(before.filter((v) => !left.includes(v))).toEqual(gone);
+      // What the retention lets go is exactly what the branch had before the pause.
+      expect(gone).toEqual(old);
+      expect(left).toEqual(await manifests(location, 'b'));
+      for (const version of left) expect(await scanned({ branch: 'b', version })).toBeGreaterThanOrEqual(110);
+      expect(await scanned({ branch: 'b' })).toBe(130);
+      expect(await scanned({ branch: 'c' })).toBe(110);
+
+      // Main: the same versions (3, the one `b` starts from, among them), the same manifests in
+      // storage, every version's rows read from its files.
+      expect(await mainState()).toEqual(main);
+      expect(main.listed).toContain(3);
+      const mainJobs = (await api.post(`/v1/table/${T}/maintenance/describe`, {})).body;
+      expect(mainJobs.last_job).toBeUndefined();
+    }, 120_000);
+
     it("builds the catalog's HNSW graph again once rows written since its build pass the policy's share, with no call from the client", async () => {
       const T = 'm%24graphed';
       expect((await api.send('POST', `/v1/table/${T}/create`, arrowStream(sampleTable(0, 100)), ARROW_STREAM)).status).toBe(200);

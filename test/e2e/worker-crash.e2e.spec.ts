@@ -1,7 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs';
+import * as lancedb from '@lancedb/lancedb';
+import { existsSync, readdirSync, watch } from 'node:fs';
+import { join } from 'node:path';
 import * as arrow from 'apache-arrow';
 import { Api } from '../support/http';
-import { ARROW_STREAM, waitFor } from '../support/arrow-data';
+import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
 
 /** A table big enough that building an HNSW graph over it takes seconds. */
@@ -94,4 +96,87 @@ describe('a worker killed in the middle of an index build or a backfill', () => 
     const starts = (await api.get(`/v1/history/transaction/${job}`)).body.events.filter((e: any) => e.data.setProperties?.started_at);
     expect(starts.length).toBeGreaterThanOrEqual(2);
   }, 180_000);
+});
+
+describe('a worker killed in the middle of a compaction', () => {
+  const dataDir = tempDataDir();
+  // No planner: the one compaction is the one asked for.
+  const env = { QUEUE_PREFIX: `crash-compact-${Date.now()}`, JOB_LOCK_MS: '1500', MAINTENANCE_PLANNER: 'false' };
+  let apiServer: RunningServer;
+  const workers: RunningServer[] = [];
+  // 48 appends of 5,000 rows of 256 floats: about 250 MB, which Lance takes most of a second to
+  // rewrite, so the worker dies well before the compaction's commit even on a busy machine.
+  const FRAGMENTS = 48;
+  const ROWS = 5_000;
+  const DIM = 256;
+
+  beforeAll(async () => {
+    apiServer = await startServer({ dataDir, entry: 'api', env });
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.kill9();
+    await apiServer?.stop();
+  });
+
+  it('leaves the job to another worker: one compaction commit, every row, every listed manifest in storage', async () => {
+    const api = new Api(apiServer.url);
+    const batch = arrowStream(sampleTable(0, ROWS, DIM));
+    expect((await api.send('POST', '/v1/table/frag/create', batch, ARROW_STREAM)).status).toBe(200);
+    for (let i = 1; i < FRAGMENTS; i++) expect((await api.send('POST', '/v1/table/frag/insert', batch, ARROW_STREAM)).status).toBe(200);
+    const location = (await api.post('/v1/table/frag/describe', {})).body.location;
+    const listed = async () => (await api.post('/v1/table/frag/version/list', {})).body.versions.map((v: { version: number }) => v.version) as number[];
+    const before = await listed();
+    expect(before).toHaveLength(FRAGMENTS);
+
+    const first = await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url } });
+    workers.push(first);
+    // The moment Lance's compaction writes its first file under data/, the worker holding it dies.
+    const data = join(location, 'data');
+    const present = new Set(readdirSync(data));
+    const killed = new Promise<void>((resolveKill) => {
+      const watcher = watch(data, (_event, name) => {
+        if (!name || present.has(name)) return;
+        first.process.kill('SIGKILL');
+        watcher.close();
+        resolveKill();
+      });
+    });
+    const job = (await api.post('/v1/table/frag/maintenance/compact', {})).body.job_id;
+    await killed;
+    await first.kill9();
+    // It died mid-compaction: Lance's output begun, the transaction Running, nothing committed.
+    expect((await api.post(`/v1/transaction/${job}/describe`, {})).body.status).toBe('Running');
+    expect(await listed()).toEqual(before);
+
+    workers.push(await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url } }));
+    const final = await waitFor(() => api.post(`/v1/transaction/${job}/describe`, {}), (r) => ['Succeeded', 'Failed'].includes(r.body.status), 60_000);
+    expect(final.body).toMatchObject({ status: 'Succeeded', properties: { maintenance: 'compact', fragments_before: String(FRAGMENTS), fragments_after: '1' } });
+    const starts = (await api.get(`/v1/history/transaction/${job}`)).body.events.filter((e: any) => e.data.setProperties?.started_at);
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+
+    // The versions as a Lance client reads them: exactly one commit rewrote the fragments.
+    const db = await lancedb.connectNamespace('rest', { uri: apiServer.url });
+    const table = await db.openTable('frag');
+    const history = await table.listVersions();
+    const after = await listed();
+    expect(history.map((v) => v.version)).toEqual(after);
+    const recorded = (await api.get('/v1/history/table/frag')).body.events.filter((e: any) => e.type === 'TableVersionCreated').map((e: any) => e.data.version);
+    expect(recorded).toEqual(after);
+    const fragments = history.map((v) => Number(v.metadata.total_fragments));
+    const rewrites = history.filter((_, i) => i > 0 && fragments[i] < fragments[i - 1]).map((v) => v.version);
+    expect(rewrites).toHaveLength(1);
+    expect(fragments[fragments.length - 1]).toBe(1);
+    expect(await table.countRows()).toBe(FRAGMENTS * ROWS);
+    expect(await table.countRows('id >= 0')).toBe(FRAGMENTS * ROWS);
+    table.close();
+    db.close();
+    expect(Number((await api.post('/v1/table/frag/count_rows', { predicate: 'id >= 0' })).text)).toBe(FRAGMENTS * ROWS);
+
+    // Every version the catalog lists has its manifest in storage.
+    const stored = readdirSync(join(location, '_versions'))
+      .filter((f) => /^\d{20}\.manifest$/.test(f))
+      .map((f) => Number(2n ** 64n - 1n - BigInt(f.slice(0, 20))))
+      .sort((a, b) => a - b);
+    expect(after.filter((v) => !stored.includes(v))).toEqual([]);
+  }, 120_000);
 });
