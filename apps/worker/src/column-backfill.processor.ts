@@ -1,14 +1,11 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
-import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/nest-wiring';
+import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { TableLine } from '@app/catalog';
-import { BackfillService, TransactionService } from '@app/application';
+import { BackfillService } from '@app/application';
 import { ColumnBackfillJob, QUEUES } from '@app/jobs';
-import { lockOptions, recordFailedAttempt, TransactionJob, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
-import { runAttempt } from './unavailable-waits';
-import { JobProcessor } from './job-processor';
+import { lockOptions, recordFailedAttempt, TransactionJob, workerContext } from './transaction-jobs';
+import { TransactionJobProcessor } from './transaction-job-processor';
 
 /**
  * Fills one computed column per job (AlterTableBackfillColumns), with Lance's refresh of the rows
@@ -17,20 +14,11 @@ import { JobProcessor } from './job-processor';
  * column's own expression) and the transaction Canceled.
  */
 @Processor(QUEUES.columnBackfills, lockOptions())
-export class ColumnBackfillProcessor extends JobProcessor implements OnModuleInit {
-  private readonly logger = new Logger('column-backfills');
+export class ColumnBackfillProcessor extends TransactionJobProcessor<ColumnBackfillJob> {
+  protected readonly logger = new Logger('column-backfills');
 
-  constructor(
-    private readonly backfills: BackfillService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly metrics: Metrics,
-    private readonly transactions: TransactionService,
-  ) {
+  constructor(private readonly backfills: BackfillService) {
     super();
-  }
-
-  onModuleInit(): void {
-    this.worker.concurrency = this.config.workerConcurrency;
   }
 
   process(job: Job<ColumnBackfillJob>, token?: string): Promise<string> {
@@ -38,7 +26,6 @@ export class ColumnBackfillProcessor extends JobProcessor implements OnModuleIni
     const { transactionId, column, table, branch } = job.data;
     // The table as the last look at the transaction found it.
     let found: TableLine | undefined;
-    const attempts = transactionAttempts(job, 'filling the column', this.config, this.transactions, this.logger);
     const steps: TransactionJob = {
       status: async () => {
         const now = await this.backfills.jobOf(ctx, table, transactionId, branch);
@@ -53,7 +40,7 @@ export class ColumnBackfillProcessor extends JobProcessor implements OnModuleIni
         return { rows_filled: String(filled.rowsFilled), table_version: String(filled.version) };
       },
     };
-    return timedJob(this.metrics, 'column-backfill', () => runAttempt(job, token, () => runTransactionJob(job, steps), attempts));
+    return this.attempt(job, token, 'column-backfill', 'filling the column', steps);
   }
 
   @OnWorkerEvent('failed')

@@ -1,15 +1,12 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
-import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/nest-wiring';
+import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { IndexType, lineLocation } from '@app/catalog';
-import { DataService, IndexService, TransactionService } from '@app/application';
+import { DataService, IndexService } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
-import { TransactionJob, lockOptions, recordFailedAttempt, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
-import { runAttempt } from './unavailable-waits';
-import { JobProcessor } from './job-processor';
+import { TransactionJob, lockOptions, recordFailedAttempt, workerContext } from './transaction-jobs';
+import { TransactionJobProcessor } from './transaction-job-processor';
 
 /**
  * Builds one index per job, in the life every transaction's job lives (runTransactionJob): a
@@ -19,26 +16,18 @@ import { JobProcessor } from './job-processor';
  * an HNSW build stops at it, a Lance build is dropped once done.
  */
 @Processor(QUEUES.indexBuilds, lockOptions())
-export class IndexBuildProcessor extends JobProcessor implements OnModuleInit {
-  private readonly logger = new Logger('index-builds');
+export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> {
+  protected readonly logger = new Logger('index-builds');
 
   constructor(
     private readonly indexes: IndexService,
     private readonly data: DataService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly metrics: Metrics,
-    private readonly transactions: TransactionService,
   ) {
     super();
   }
 
-  onModuleInit(): void {
-    this.worker.concurrency = this.config.workerConcurrency;
-  }
-
   process(job: Job<IndexBuildJob>, token?: string): Promise<string> {
-    const attempts = transactionAttempts(job, 'building the index', this.config, this.transactions, this.logger);
-    return timedJob(this.metrics, 'index-build', () => runAttempt(job, token, () => runTransactionJob(job, this.steps(job)), attempts));
+    return this.attempt(job, token, 'index-build', 'building the index', this.steps(job));
   }
 
   private steps(job: Job<IndexBuildJob>): TransactionJob {

@@ -1,14 +1,11 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
-import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/nest-wiring';
+import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { TableLine, TableState } from '@app/catalog';
-import { MaintenanceService, TransactionService } from '@app/application';
+import { MaintenanceService } from '@app/application';
 import { QUEUES, TableMaintenanceJob } from '@app/jobs';
-import { JobProcessor } from './job-processor';
-import { TransactionJob, lockOptions, recordFailedAttempt, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
-import { runAttempt } from './unavailable-waits';
+import { TransactionJob, lockOptions, recordFailedAttempt, workerContext } from './transaction-jobs';
+import { TransactionJobProcessor } from './transaction-job-processor';
 
 /**
  * Runs one maintenance job (compaction, version expiry, index optimisation) per table line at a
@@ -16,20 +13,11 @@ import { runAttempt } from './unavailable-waits';
  * stopped once begun, so a cancel during it leaves what it committed and the transaction Canceled.
  */
 @Processor(QUEUES.tableMaintenance, lockOptions())
-export class TableMaintenanceProcessor extends JobProcessor implements OnModuleInit {
-  private readonly logger = new Logger('table-maintenance');
+export class TableMaintenanceProcessor extends TransactionJobProcessor<TableMaintenanceJob> {
+  protected readonly logger = new Logger('table-maintenance');
 
-  constructor(
-    private readonly maintenance: MaintenanceService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly metrics: Metrics,
-    private readonly transactions: TransactionService,
-  ) {
+  constructor(private readonly maintenance: MaintenanceService) {
     super();
-  }
-
-  onModuleInit(): void {
-    this.worker.concurrency = this.config.workerConcurrency;
   }
 
   process(job: Job<TableMaintenanceJob>, token?: string): Promise<string> {
@@ -37,7 +25,6 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
     const { transactionId, table, branch, kind, options } = job.data;
     let found: TableLine | undefined;
     let whole: TableState | undefined;
-    const attempts = transactionAttempts(job, `the ${kind.replace('_', ' ')} job`, this.config, this.transactions, this.logger);
     const steps: TransactionJob = {
       status: async () => {
         const now = await this.maintenance.jobOf(ctx, table, transactionId, branch);
@@ -58,7 +45,7 @@ export class TableMaintenanceProcessor extends JobProcessor implements OnModuleI
         return figures;
       },
     };
-    return timedJob(this.metrics, `maintenance-${kind}`, () => runAttempt(job, token, () => runTransactionJob(job, steps), attempts));
+    return this.attempt(job, token, `maintenance-${kind}`, `the ${kind.replace('_', ' ')} job`, steps);
   }
 
   @OnWorkerEvent('failed')

@@ -1,14 +1,11 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
-import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '@app/config';
-import { APP_CONFIG, Metrics } from '@app/nest-wiring';
+import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { TableState } from '@app/catalog';
-import { MaterializedViewService, TransactionService } from '@app/application';
+import { MaterializedViewService } from '@app/application';
 import { QUEUES, ViewRefreshJob } from '@app/jobs';
-import { lockOptions, recordFailedAttempt, TransactionJob, runTransactionJob, timedJob, transactionAttempts, workerContext } from './transaction-jobs';
-import { runAttempt } from './unavailable-waits';
-import { JobProcessor } from './job-processor';
+import { lockOptions, recordFailedAttempt, TransactionJob, workerContext } from './transaction-jobs';
+import { TransactionJobProcessor } from './transaction-job-processor';
 
 /**
  * Refreshes one materialized view per job (RefreshMaterializedView), with lancedb's own refresh:
@@ -16,20 +13,11 @@ import { JobProcessor } from './job-processor';
  * every transaction's job lives (see runTransactionJob).
  */
 @Processor(QUEUES.viewRefreshes, lockOptions())
-export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
-  private readonly logger = new Logger('view-refreshes');
+export class ViewRefreshProcessor extends TransactionJobProcessor<ViewRefreshJob> {
+  protected readonly logger = new Logger('view-refreshes');
 
-  constructor(
-    private readonly views: MaterializedViewService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly metrics: Metrics,
-    private readonly transactions: TransactionService,
-  ) {
+  constructor(private readonly views: MaterializedViewService) {
     super();
-  }
-
-  onModuleInit(): void {
-    this.worker.concurrency = this.config.workerConcurrency;
   }
 
   process(job: Job<ViewRefreshJob>, token?: string): Promise<string> {
@@ -37,7 +25,6 @@ export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
     const { transactionId, table } = job.data;
     // The table as the last look at the transaction found it.
     let found: TableState | undefined;
-    const attempts = transactionAttempts(job, 'refreshing the view', this.config, this.transactions, this.logger);
     const steps: TransactionJob = {
       status: async () => {
         const now = await this.views.jobOf(ctx, table, transactionId);
@@ -51,7 +38,7 @@ export class ViewRefreshProcessor extends JobProcessor implements OnModuleInit {
         return { mode: done.mode, rows_written: String(done.rowsWritten), source_version: String(done.sourceVersion), view_version: String(done.version) };
       },
     };
-    return timedJob(this.metrics, 'view-refresh', () => runAttempt(job, token, () => runTransactionJob(job, steps), attempts));
+    return this.attempt(job, token, 'view-refresh', 'refreshing the view', steps);
   }
 
   @OnWorkerEvent('failed')
