@@ -199,6 +199,9 @@ describe('bounded input', () => {
       refused(await raw(`${T}/query`, `{"k": 5, "vector": [${vector}], "upper_bound": 1e309}`), infinite);
       refused(await raw(`${T}/count_rows`, `{"version": 1${'0'.repeat(400)}}`), infinite);
       refused(await raw(`${T}/query`, `{"k": 5, "full_text_query": {"structured_query": {"query": ${'{"boost": {"positive": '.repeat(70)}{}${'}}'.repeat(70)}}}}`), /deeper than 64 \(JSON_MAX_DEPTH\)/);
+      // An id of 296,513 numbers once overflowed the schemas' stack (a 500).
+      const ids = `[${Array(296_513).fill(4).join(',')}]`;
+      refused(await raw('/v1/table/version/batch-create', `{"entries": [{"id": ${ids}, "version": 1, "manifest_path": "x"}]}`), /array of 296513 items; at most 65536 .*\(JSON_MAX_ARRAY_ITEMS\)/);
       // Tiny, huge-exponent-but-finite and negative-zero numbers are ordinary.
       expect((await raw(`${T}/query`, `{"k": 5, "vector": [1e-400, 1e300, -0, 4, 5, 6, 7, 8]}`)).status).toBe(200);
       await alive();
@@ -250,6 +253,8 @@ describe('input limits from the environment', () => {
         PROPERTIES_MAX_BYTES: '100',
         CONTEXT_MAX_BYTES: '100',
         JSON_MAX_DEPTH: '6',
+        // Past the default, so that the schemas themselves meet a body they cannot finish.
+        JSON_MAX_ARRAY_ITEMS: '1000000',
       },
     });
     api = new Api(server.url);
@@ -287,6 +292,14 @@ describe('input limits from the environment', () => {
     expectRefused(await api.post('/v1/namespace/c1/create', {}, { 'x-lance-ctx-a': 'x'.repeat(100) }), /more than 100 bytes \(CONTEXT_MAX_BYTES\)/);
     expectRefused(await api.post('/v1/namespace/c1/create', { context: { a: { b: { c: { d: { e: {} } } } } } }), /deeper than 6 \(JSON_MAX_DEPTH\)/);
     expect((await api.post('/v1/table/e/count_rows', {})).body).toBe(4);
+  });
+
+  it('answers a body the schemas cannot finish checking with 400 code 13, not 500', async () => {
+    const ids = `[${Array(296_513).fill(4).join(',')}]`;
+    const res = await api.send<{ code: number; error: string }>('POST', '/v1/table/version/batch-create', `{"entries": [{"id": ${ids}, "version": 1, "manifest_path": "x"}]}`, { 'content-type': 'application/json' });
+    expect([res.status, res.body?.code]).toEqual([400, 13]);
+    expect(res.body.error).toMatch(/too large or too complex to check/);
+    expect((await api.get('/healthz')).status).toBe(200);
   });
 
   it('refuses to start with a limit out of range, naming it', async () => {

@@ -64,7 +64,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     try {
-      done(null, parseJsonBody(text, config.inputLimits.jsonMaxDepth));
+      done(null, parseJsonBody(text, { maxDepth: config.inputLimits.jsonMaxDepth, maxArrayItems: config.inputLimits.jsonMaxArrayItems }));
     } catch (e) {
       if (e instanceof CatalogError) return done(e, undefined);
       const err = e as Error & { statusCode?: number; code?: string };

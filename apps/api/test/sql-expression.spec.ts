@@ -102,15 +102,23 @@ describe('checkSqlExpression', () => {
 });
 
 describe('parseJsonBody', () => {
+  const limits = { maxDepth: 64, maxArrayItems: 1000 };
   it('refuses numbers that parse to Infinity and nesting past the limit, anywhere in the body', () => {
-    const refused = (text: string) => expect(() => parseJsonBody(text, 64)).toThrow(CatalogError);
+    const refused = (text: string) => expect(() => parseJsonBody(text, limits)).toThrow(CatalogError);
     refused('1e309');
     refused('{"vector": [1, 2, -1e309]}');
     refused('{"a": {"b": [{"c": 1e400}]}}');
     refused(`{"n": 1${'0'.repeat(400)}}`);
     refused(`${'['.repeat(65)}${']'.repeat(65)}`);
-    expect(parseJsonBody(`${'['.repeat(64)}${']'.repeat(64)}`, 64)).toBeDefined();
-    expect(parseJsonBody('{"vector": [1e-400, 1e308, -0], "s": "1e309"}', 64)).toEqual({ vector: [0, 1e308, -0], s: '1e309' });
-    expect(parseJsonBody('null', 64)).toBeNull();
+    expect(parseJsonBody(`${'['.repeat(64)}${']'.repeat(64)}`, limits)).toBeDefined();
+    expect(parseJsonBody('{"vector": [1e-400, 1e308, -0], "s": "1e309"}', limits)).toEqual({ vector: [0, 1e308, -0], s: '1e309' });
+    expect(parseJsonBody('null', limits)).toBeNull();
+  });
+
+  it('refuses an array longer than the limit at any depth, and takes one at the limit', () => {
+    const items = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => i));
+    expect(() => parseJsonBody(`{"entries": [{"id": ${items(1001)}}]}`, limits)).toThrow(/array of 1001 items; at most 1000 .*JSON_MAX_ARRAY_ITEMS/);
+    expect(() => parseJsonBody(items(1001), limits)).toThrow(CatalogError);
+    expect((parseJsonBody(`{"vector": ${items(1000)}}`, limits) as { vector: number[] }).vector).toHaveLength(1000);
   });
 });

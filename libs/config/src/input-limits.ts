@@ -35,6 +35,8 @@ export interface InputLimits {
   contextMaxBytes: number;
   /** How deep a JSON body's arrays and objects may nest. */
   jsonMaxDepth: number;
+  /** Items of one array of a JSON body. */
+  jsonMaxArrayItems: number;
 }
 
 export const inputLimitsEnvSchema = {
@@ -50,6 +52,8 @@ export const inputLimitsEnvSchema = {
   PROPERTIES_MAX_BYTES: int('PROPERTIES_MAX_BYTES', 64 * 1024, 64, 1024 * 1024 * 1024),
   CONTEXT_MAX_BYTES: int('CONTEXT_MAX_BYTES', 8 * 1024, 64, 64 * 1024 * 1024),
   JSON_MAX_DEPTH: int('JSON_MAX_DEPTH', 64, 4, 10_000),
+  // The schemas gather every wrong item's complaint in one call's arguments: about 150,000 overflowed the stack.
+  JSON_MAX_ARRAY_ITEMS: int('JSON_MAX_ARRAY_ITEMS', 65_536, 16, 10_000_000),
 };
 
 type InputLimitsEnv = { [K in keyof typeof inputLimitsEnvSchema]: z.infer<(typeof inputLimitsEnvSchema)[K]> };
@@ -66,6 +70,7 @@ export function readInputLimits(c: InputLimitsEnv): InputLimits {
     properties: { maxCount: c.PROPERTIES_MAX_COUNT, maxBytes: c.PROPERTIES_MAX_BYTES },
     contextMaxBytes: c.CONTEXT_MAX_BYTES,
     jsonMaxDepth: c.JSON_MAX_DEPTH,
+    jsonMaxArrayItems: c.JSON_MAX_ARRAY_ITEMS,
   };
 }
 

@@ -25,6 +25,7 @@ describe('configuration', () => {
       properties: { maxCount: 1000, maxBytes: 64 * 1024 },
       contextMaxBytes: 8 * 1024,
       jsonMaxDepth: 64,
+      jsonMaxArrayItems: 65_536,
     });
     expect(c.jobUnavailable).toEqual({ horizonMs: 600_000, baseDelayMs: 1000 });
   });
@@ -42,6 +43,7 @@ describe('configuration', () => {
       PROPERTIES_MAX_BYTES: '1024',
       CONTEXT_MAX_BYTES: '512',
       JSON_MAX_DEPTH: '16',
+      JSON_MAX_ARRAY_ITEMS: '100',
     });
     expect(c.inputLimits).toEqual({
       sqlExpression: { maxBytes: 4096, maxTerms: 500, maxDepth: 20, maxRepeat: 10 },
@@ -49,6 +51,7 @@ describe('configuration', () => {
       properties: { maxCount: 10, maxBytes: 1024 },
       contextMaxBytes: 512,
       jsonMaxDepth: 16,
+      jsonMaxArrayItems: 100,
     });
   });
 

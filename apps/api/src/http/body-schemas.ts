@@ -58,9 +58,20 @@ const columnAliases = z
     }
   });
 
+/** A schema's safeParse of a part of the request; one it cannot finish is refused as the request's fault (400 code 13). */
+export function checkedParse<S extends z.ZodType>(schema: S, value: unknown): z.ZodSafeParseResult<z.infer<S>> {
+  try {
+    return schema.safeParse(value);
+  } catch (e) {
+    // The schemas recurse and gather every complaint in one call's arguments: too many overflow the stack.
+    if (e instanceof RangeError) throw invalidInput('invalid request: the body is too large or too complex to check; send fewer or smaller items');
+    throw e;
+  }
+}
+
 /** Parses a body against a schema; unknown fields pass, wrong or missing required ones are code 13. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = schema.safeParse(body);
+  const result = checkedParse(schema, body);
   if (result.success) return result.data;
   const problems = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'body'}: ${i.message}`);
   throw invalidInput(`invalid request: ${problems.join('; ')}`);

@@ -15,7 +15,7 @@ import {
 import { RequestContext } from '@app/application';
 import { levelIn } from '@app/auth';
 import type { FastifyRequest } from 'fastify';
-import { CONTEXT_LIMIT_NAMES, contextLimits, contextMap, idArray } from './body-schemas';
+import { CONTEXT_LIMIT_NAMES, checkedParse, contextLimits, contextMap, idArray } from './body-schemas';
 import { decodeFormComponent } from './form-decode';
 
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -68,7 +68,7 @@ export class RestRequest {
   objectId(index: number, body: { id?: unknown } = this.body()): string[] {
     const id = this.pathId(index);
     if (body.id !== undefined && body.id !== null) {
-      const parsed = idArray.safeParse(body.id);
+      const parsed = checkedParse(idArray, body.id);
       if (!parsed.success) throw invalidInput('id must be an array of strings');
       if (!sameId(parsed.data, id)) {
         throw invalidInput(
@@ -85,7 +85,7 @@ export class RestRequest {
     const context: Properties = {};
     let headers = false;
     if (bodyContext !== undefined && bodyContext !== null) {
-      const parsed = contextMap.safeParse(bodyContext);
+      const parsed = checkedParse(contextMap, bodyContext);
       if (!parsed.success) throw invalidInput(`context: ${parsed.error.issues[0]?.message ?? 'must be an object of string values'}`);
       Object.assign(context, parsed.data);
     }

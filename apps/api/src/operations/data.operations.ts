@@ -2,6 +2,7 @@ import { CatalogError, ErrorCode, MAX_NAME_LENGTH, invalidInput, parseMode, prop
 import { CREATE_TABLE_MODES, INSERT_MODES } from '@app/application';
 import {
   addColumnsBody,
+  checkedParse,
   backfillColumnBody,
   countRowsBody,
   deleteBody,
@@ -204,7 +205,7 @@ function jsonMap(raw: string | undefined, what: string): Record<string, string> 
   } catch {
     throw invalidInput(`${what} must be a JSON object of strings`);
   }
-  const result = stringMap.safeParse(parsed);
+  const result = checkedParse(stringMap, parsed);
   if (!result.success) throw invalidInput(`${what}: ${result.error.issues[0]?.message ?? 'must be a JSON object of strings'}`);
   return result.data;
 }
