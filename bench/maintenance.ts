@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { cpSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { BenchServer, closeClient, post, postArrow, postForBytes, report, scratchDir, settle, startServer, timed, vectorTable } from './support';
 
 /**
@@ -65,10 +65,15 @@ async function measure(tables: Measured[]) {
   };
   const queries = await p50(query);
   const counts = await p50(count);
+  // The same calls on each table's directory opened by lancedb in this process: what Lance itself makes of each layout.
+  const direct = await Promise.all(tables.map(async (t) => (await lancedb.connect(dirname(t.location))).openTable(basename(t.location, '.lance'))));
+  const directQueries = await p50((t) => () => direct[tables.indexOf(t)].query().nearestTo(probe).limit(10).toArrow());
+  const directCounts = await p50((t) => () => direct[tables.indexOf(t)].countRows('id > 1000'));
+  for (const d of direct) d.close();
   return Promise.all(
     tables.map(async (t, k) => {
       const state = await post(`${t.server.url}/v1/table/m%24${t.name}/maintenance/describe`, {});
-      return { query: queries[k], count: counts[k], fragments: state.latest_version.fragments as number, ...onDisk(t.location) };
+      return { query: queries[k], count: counts[k], directQuery: directQueries[k], directCount: directCounts[k], fragments: state.latest_version.fragments as number, ...onDisk(t.location) };
     }),
   );
 }
@@ -106,6 +111,10 @@ async function main(): Promise<void> {
       'query ratio': (m.query / base.query).toFixed(2),
       'count p50 ms': m.count.toFixed(2),
       'count ratio': (m.count / base.count).toFixed(2),
+      'lancedb query p50 ms': m.directQuery.toFixed(2),
+      'lancedb query ratio': (m.directQuery / base.directQuery).toFixed(2),
+      'lancedb count p50 ms': m.directCount.toFixed(2),
+      'lancedb count ratio': (m.directCount / base.directCount).toFixed(2),
       fragments: m.fragments,
       files: m.files,
       'MB on storage': (m.bytes / 1e6).toFixed(1),
