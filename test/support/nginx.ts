@@ -1,6 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './ports';
 import { join } from 'node:path';
 import { tempDataDir } from './server';
 
@@ -14,16 +14,7 @@ const NGINX = process.env.NGINX_BIN ?? '/usr/sbin/nginx';
 /** deploy/nginx.conf, from test/support or, compiled for the benches, from dist/test/support. */
 const TEMPLATE = [join(__dirname, '../../deploy/nginx.conf'), join(__dirname, '../../../deploy/nginx.conf')].find((p) => existsSync(p))!;
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * nginx from Debian's packages in front of the given API replicas, configured like deploy/nginx.conf
