@@ -1,6 +1,6 @@
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { FileInfo, Warehouse } from '@app/storage';
-import { FinalisedManifest, ManifestFinaliser } from './manifest-finaliser';
+import { FinalisedManifest, ManifestFinaliser, RecordedManifest } from './manifest-finaliser';
 import { checkStoredManifest } from './stored-manifests';
 
 /**
@@ -43,7 +43,13 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
         return { path: final, staging, size: finalInfo.size, eTag: finalInfo.eTag, created: false };
       }
       if (!this.abandoned(finalInfo)) {
-        throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
+        // No commit holds the version yet (the writer decided it free): this is a racing commit's
+        // copy about to be recorded, or one whose replica died before recording it. Not a conflict
+        // yet: a retry gets 409 once the racing commit is recorded, or replaces an abandoned copy.
+        throw new CatalogError(
+          ErrorCode.ServiceUnavailable,
+          `the final manifest '${finalStorePath}' holds another commit's copy that is not recorded yet; retry later`,
+        );
       }
       this.onError(`replacing ${final}: a copy made ${Math.round((Date.now() - finalInfo.modifiedMillis) / 1000)} s ago whose commit was never recorded`);
     }
@@ -77,9 +83,9 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     later.unref();
   }
 
-  async discard(manifest: FinalisedManifest, recordedByAnother: boolean, recordedSize?: number): Promise<void> {
+  async discard(manifest: FinalisedManifest, recordedByAnother: boolean, recorded?: RecordedManifest): Promise<void> {
     if (!manifest.created) return;
-    if (recordedByAnother) return this.restoreWinner(manifest, recordedSize).catch((e) => this.onError(`restoring ${manifest.path}: ${String(e)}`));
+    if (recordedByAnother) return this.restoreWinner(manifest, recorded).catch((e) => this.onError(`restoring ${manifest.path}: ${String(e)}`));
     const info = await this.warehouse.files.head(manifest.path).catch(() => undefined);
     if (info && info.eTag === manifest.eTag) await this.warehouse.files.remove(manifest.path).catch(() => undefined);
   }
@@ -107,9 +113,11 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
   /**
    * This losing commit's copy may have replaced the recorded commit's final manifest. Where the final
    * object is still this copy, the winner's staging manifest (the one other staging name of this
-   * version, of the recorded size) is copied back over it.
+   * version, of the recorded entity tag, else of the recorded size) is copied back over it. Losers'
+   * staging manifests are often of the winner's size (a client's manifests of one version differ
+   * little), so the size alone may name several.
    */
-  private async restoreWinner(manifest: FinalisedManifest, recordedSize?: number): Promise<void> {
+  private async restoreWinner(manifest: FinalisedManifest, recorded?: RecordedManifest): Promise<void> {
     const files = this.warehouse.files;
     const info = await files.head(manifest.path).catch(() => undefined);
     if (!info || info.eTag !== manifest.eTag) return;
@@ -117,7 +125,11 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     const [directory, finalName] = [manifest.path.slice(0, slash), manifest.path.slice(slash + 1)];
     const own = manifest.staging.slice(slash + 1);
     const winners = (await files.list(directory)).filter(
-      (f) => f.name.startsWith(`${finalName}-`) && f.name !== own && (recordedSize === undefined || f.size === recordedSize),
+      (f) =>
+        f.name.startsWith(`${finalName}-`) &&
+        f.name !== own &&
+        (recorded?.size === undefined || Number.isNaN(recorded.size) || f.size === recorded.size) &&
+        (recorded?.eTag === undefined || f.eTag === undefined || unquoted(f.eTag) === unquoted(recorded.eTag)),
     );
     if (winners.length !== 1) {
       this.onError(`a racing commit replaced the final manifest ${manifest.path} and ${winners.length} candidate staging manifests of the recorded one were found; the recorded commit's own check restores it`);
@@ -151,3 +163,6 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     return uri;
   }
 }
+
+/** Listings and copies may quote an entity tag differently. */
+const unquoted = (eTag: string) => eTag.replace(/"/g, '');
