@@ -12,21 +12,29 @@ import { checkStoredManifest } from './stored-manifests';
  *
  * - a final manifest already there with other content refuses the commit (409) without copying,
  *   unless it is older than `graceMs`: a copy whose process died before recording it, replaced;
- * - the winner checks, once its version is recorded and again after `graceMs`, that the final
- *   object is the one it copied, and copies its staging manifest again if a loser overwrote it;
- *   only then is its staging manifest removed;
+ * - the winner checks, once its version is recorded, after `graceMs` and last after `lastCheckMs`
+ *   (a minute at least), that the final object is the one it copied, and copies its staging
+ *   manifest again if a loser overwrote it; a check the store cannot answer is tried again; only
+ *   after the last is its staging manifest removed;
  * - a loser never removes a final object of a version the catalog holds, and when the final
  *   object is still its own copy it puts the winner's staging manifest (kept for `graceMs`) back,
  *   so the winner's manifest returns even when the winner's process is gone.
  *
  * What is left: a loser killed between its copy and that repair while the winner's process is gone
- * too, or a loser whose copy lands more than `graceMs` after the winner's (docs/architecture.md).
+ * too, or a loser whose copy lands after the winner's last check (docs/architecture.md).
  */
 export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
   constructor(
     private readonly warehouse: Warehouse,
     private readonly graceMs = 60_000,
     private readonly onError: (message: string) => void = () => undefined,
+    /**
+     * When the winner looks at its final object for the last time (and only then removes its staging
+     * manifest): a loser stalled between its check and its copy (a paused or starved process) can
+     * land its copy well after the grace period, which is short where abandoned copies must free
+     * their versions soon.
+     */
+    private readonly lastCheckMs = Math.max(graceMs, 60_000),
   ) {}
 
   async finalise(stagingStorePath: string, finalStorePath: string, _durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest> {
@@ -75,12 +83,28 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
 
   release(manifest: FinalisedManifest): void {
     void this.keepOwn(manifest).catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
-    const later = setTimeout(() => {
-      void this.keepOwn(manifest)
-        .then(() => this.removeStaging(manifest))
-        .catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
-    }, this.graceMs);
-    later.unref();
+    const checks = [...new Set([this.graceMs, Math.max(this.graceMs, this.lastCheckMs)])];
+    for (const [i, delay] of checks.entries()) {
+      const last = i === checks.length - 1;
+      const later = setTimeout(() => {
+        void this.keepOwnThroughOutages(manifest)
+          .then(() => (last ? this.removeStaging(manifest) : undefined))
+          .catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
+      }, delay);
+      later.unref();
+    }
+  }
+
+  /** A check the store could not answer (down for a moment) is tried again, for up to a minute. */
+  private async keepOwnThroughOutages(manifest: FinalisedManifest): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.keepOwn(manifest);
+      } catch (e) {
+        if (attempt >= 60) throw e;
+        await new Promise((r) => setTimeout(r, 1000).unref());
+      }
+    }
   }
 
   async discard(manifest: FinalisedManifest, recordedByAnother: boolean, recorded?: RecordedManifest): Promise<void> {

@@ -77,6 +77,25 @@ describe('the object-store manifest finaliser on Swift', () => {
     expect(errors).toEqual([expect.stringContaining("the recorded commit's manifest was copied back")]);
   });
 
+  it("puts its manifest back when a loser's copy lands after the grace period, while the store was down at that check", async () => {
+    const final = `${table}/_versions/${finalName(12)}`;
+    const [winnerBytes, loserBytes] = [randomBytes(300), randomBytes(300)];
+    const [winnerStaging, loserStaging] = [await staged(12, winnerBytes), await staged(12, loserBytes)];
+    const winner = new ObjectStoreManifestFinaliser(warehouse, 200, () => undefined, 2500);
+    winner.release(await winner.finalise(storePath(winnerStaging), storePath(final), 'synced', table));
+    // The store is down when the grace period's check comes, and comes back.
+    await swift.pause();
+    await new Promise((r) => setTimeout(r, 600));
+    await swift.resume();
+    // A loser that stalled between its check and its copy lands its copy after that check.
+    await new Promise((r) => setTimeout(r, 800));
+    await warehouse.files.copy(loserStaging, final);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await warehouse.files.read(final))!.equals(winnerBytes)).toBe(true);
+    // Only then is the winner's staging manifest removed.
+    expect(await warehouse.files.head(winnerStaging)).toBeUndefined();
+  }, 30_000);
+
   it("leaves the final object alone when it already holds the recorded commit's manifest", async () => {
     const final = `${table}/_versions/${finalName(2)}`;
     const [loserBytes, winnerBytes] = [randomBytes(400), randomBytes(400)];
