@@ -1,19 +1,19 @@
 import * as lancedb from '@lancedb/lancedb';
 import { LoadContext, NS, sleep } from './context';
+import { observingProxy } from './observing-proxy';
 import { Outcome } from './observer';
 
 const ROWS = 5;
 
 /**
- * What a lancedb client's failure was. The client gives no HTTP answer, only its message. Its REST
- * namespace turns the catalog's code 17 into "Namespace error: Service unavailable: <the
- * catalog's message>" (and gives the status of an answer it cannot parse, which is unexpected);
- * the object store being unreachable is "unavailable" too (the client writes table files there
- * itself, and a fault stops it). Anything else is unexpected.
+ * What a lancedb client's failure was. Every answer the catalog gave it went through the observing
+ * proxy and was sorted there; the client's own error is "unavailable" when the catalog had just
+ * answered it so (the client then gives up, or cannot tell whether its commit applied), or when the
+ * object store it writes to itself could not be reached (a fault stops it). Anything else is
+ * unexpected.
  */
-export function readClientFailure(message: string): Outcome {
-  if (/status=\d{3}/.test(message)) return 'unexpected';
-  if (/Namespace error: Service unavailable: /.test(message)) return 'unavailable';
+export function readClientFailure(message: string, sawUnavailableSince: boolean): Outcome {
+  if (sawUnavailableSince) return 'unavailable';
   if (/Generic S3 error: .*(error sending request|connection refused|tcp connect error)/is.test(message)) return 'unavailable';
   return 'unexpected';
 }
@@ -21,7 +21,8 @@ export function readClientFailure(message: string): Outcome {
 /** The lancedb client appending to its own table through the catalog, reading it back now and then. */
 export async function lancedbClient(ctx: LoadContext, name: string): Promise<void> {
   const driver = `lancedb:${name}`;
-  const db = await lancedb.connectNamespace('rest', { uri: ctx.url, headers: { 'x-api-key': ctx.apiKey } } as any);
+  const proxy = await observingProxy(ctx.url, ctx.obs, driver);
+  const db = await lancedb.connectNamespace('rest', { uri: proxy.url, headers: { 'x-api-key': ctx.apiKey } } as any);
   let table: lancedb.Table | undefined;
   let written = 0;
   const rows = (from: number) => Array.from({ length: ROWS }, (_, i) => ({ id: from + i, vector: [from + i, 1] }));
@@ -44,7 +45,8 @@ export async function lancedbClient(ctx: LoadContext, name: string): Promise<voi
       }
     } catch (e) {
       const message = String((e as Error)?.message ?? e);
-      ctx.obs.client(driver, i % 3 === 2 ? 'lancedb countRows' : 'lancedb add', readClientFailure(message), message.slice(0, 600), startedAt);
+      const outcome = readClientFailure(message, proxy.lastUnavailableAt >= startedAt);
+      ctx.obs.client(driver, i % 3 === 2 ? 'lancedb countRows' : 'lancedb add', outcome, message.slice(0, 600), startedAt);
       // A failed commit may leave the handle behind the catalog: open the table afresh.
       table?.close();
       table = undefined;
@@ -54,6 +56,7 @@ export async function lancedbClient(ctx: LoadContext, name: string): Promise<voi
   }
   table?.close();
   db.close();
+  await proxy.close();
 }
 
 /** Creates a lancedb client's table before the load starts. */

@@ -79,7 +79,11 @@ export class Cluster {
       DATA_PLANE_PROCESSES: '1',
       ACCESS_LOG: 'errors',
     };
-    const ports = [await freePort(), await freePort()];
+    const ports = [await freePort()];
+    while (ports.length < 2) {
+      const port = await freePort();
+      if (!ports.includes(port)) ports.push(port);
+    }
     this.apis = await Promise.all(ports.map((port, i) => this.launch(`api${i}`, 'api', port, tempDataDir('soak-api-'))));
     this.lb = await startNginx(this.apis.map((a) => a.server.url));
     this.workers = await Promise.all([0, 1].map((i) => this.launch(`worker${i}`, 'worker', 0, tempDataDir('soak-worker-'))));
