@@ -20,11 +20,12 @@ export interface SoakResult {
   problems: string[];
 }
 
-export function summarise(seed: number, seconds: number, wallSeconds: number, obs: Observer, faults: FaultRecord[], verdict: Verdict): SoakResult {
+export function summarise(seed: number, seconds: number, wallSeconds: number, obs: Observer, faults: FaultRecord[], verdict: Verdict, crashes: string[]): SoakResult {
   const faultsByKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, faults.filter((f) => f.kind === k && !f.error).length]));
   const lost = verdict.lost.length;
   const problems = [
     ...(verdict.error ? [`the check did not finish: ${verdict.error}`] : []),
+    ...crashes.map((c) => `crash: ${c}`),
     ...verdict.lost.map((x) => `lost: ${x}`),
     ...verdict.doubleWinners.map((x) => `two winners: ${x}`),
     ...verdict.partialBatches.map((x) => `partial batch: ${x}`),

@@ -70,7 +70,7 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
       checked: 0,
       error: String((e as Error)?.stack ?? e),
     }));
-    const result = summarise(seed, Math.round(loadSeconds), (Date.now() - wallStart) / 1000, obs, faults, verdict);
+    const result = summarise(seed, Math.round(loadSeconds), (Date.now() - wallStart) / 1000, obs, faults, verdict, cluster.crashes);
     if (result.problems.length && options.logFile) {
       const nodes = [...cluster.apis, ...cluster.workers].map((n) => `==== ${n.name}\n${n.server.output()}`);
       writeFileSync(options.logFile, [...cluster.pastOutput, ...nodes].join('\n\n'));

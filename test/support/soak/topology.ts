@@ -40,6 +40,10 @@ export class Cluster {
   private env: Record<string, string> = {};
   /** Every output a node printed before it was killed: what explains an unexpected answer. */
   readonly pastOutput: string[] = [];
+  /** Nodes that ended with no fault ending them. */
+  readonly crashes: string[] = [];
+  private readonly killing = new WeakMap<RunningServer, { by: boolean }>();
+  private stopping = false;
 
   constructor(private readonly dir: string) {}
 
@@ -95,6 +99,12 @@ export class Cluster {
     for (let attempt = 0; ; attempt++) {
       try {
         const server = await startServer({ entry: role, dataDir, env });
+        const killing = { by: false };
+        this.killing.set(server, killing);
+        // A node that ends without a fault ending it crashed: a product fault the run reports.
+        server.process.once('exit', (code, signal) => {
+          if (!killing.by && !this.stopping) this.crashes.push(`${name} ended on its own (${signal ?? `exit code ${code}`}):\n${server.output().slice(-3000)}`);
+        });
         return { name, role, server, port, dataDir };
       } catch (e) {
         if (attempt >= 20) throw e;
@@ -106,6 +116,7 @@ export class Cluster {
 
   /** SIGKILL, then the same node again on its port and data directory. */
   async killAndRestart(node: Node): Promise<void> {
+    this.killing.get(node.server)!.by = true;
     await node.server.kill9();
     this.pastOutput.push(`${node.name} before SIGKILL:\n${node.server.output().slice(-3000)}`);
     const again = await this.launch(node.name, node.role, node.port, node.dataDir);
@@ -143,6 +154,7 @@ export class Cluster {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const n of [...this.apis, ...this.workers]) n.server.process.kill('SIGCONT');
     await Promise.all(this.workers.map((w) => w.server.kill9()));
     await this.lb?.stop();
