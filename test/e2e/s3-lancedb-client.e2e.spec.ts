@@ -144,10 +144,11 @@ describe('the lancedb client with the warehouse on S3 (Swift)', () => {
     const staging = `${key}/_versions/${finalName(1)}-${randomUUID()}`;
     await put(staging, ours);
     const commit = () => api.post('/v1/table/shop%24orphaned/version/create', { version: 1, manifest_path: staging, naming_scheme: 'V2' });
-    // Young, the copy may be a racing commit's about to be recorded.
+    // Young, the copy may be a racing commit's about to be recorded: no version is taken yet, so
+    // it is no conflict, and the client is told to retry.
     const young = await commit();
-    expect([young.status, young.body.code]).toEqual([409, 14]);
-    const committed = await waitFor(commit, (r) => r.status !== 409, 10_000);
+    expect([young.status, young.body.code, young.headers.get('retry-after')]).toEqual([503, 17, expect.stringMatching(/^\d+$/)]);
+    const committed = await waitFor(commit, (r) => r.status !== 503, 10_000);
     expect(committed.status).toBe(200);
     expect((await bytesOf(`${key}/_versions/${finalName(1)}`)).equals(ours)).toBe(true);
     expect((await api.post('/v1/table/shop%24orphaned/version/list', {})).body.versions.map((v: { version: number }) => v.version)).toEqual([1]);
@@ -164,9 +165,10 @@ describe('the lancedb client with the warehouse on S3 (Swift)', () => {
         const contents = [randomBytes(200 + version), randomBytes(200 + version)];
         const stagings = contents.map(() => `${key}/_versions/${finalName(version)}-${randomUUID()}`);
         await Promise.all(stagings.map((s, i) => put(s, contents[i])));
-        const answers = await Promise.all(
-          apis.map((a, i) => a.post('/v1/table/shop%24race/version/create', { version, manifest_path: stagings[i], naming_scheme: 'V2' })),
-        );
+        // A commit that meets the other's copy before it is recorded is told to retry (503 code
+        // 17), as a client does; the retry meets the recorded version.
+        const create = (a: Api, i: number) => a.post('/v1/table/shop%24race/version/create', { version, manifest_path: stagings[i], naming_scheme: 'V2' });
+        const answers = await Promise.all(apis.map((a, i) => waitFor(() => create(a, i), (r) => !(r.status === 503 && r.body.code === 17), 10_000)));
         const statuses = answers.map((a) => a.status).sort();
         expect({ version, statuses }).toEqual({ version, statuses: [200, 409] });
         expect(answers.find((a) => a.status === 409)!.body.code).toBe(14);

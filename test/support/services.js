@@ -64,13 +64,16 @@ function redisPing(port) {
   });
 }
 
-/** redis-server on a free port, keeping nothing on disk. */
-async function startRedis(dir) {
+/**
+ * redis-server on a free port, keeping nothing on disk; or, with `port` and `persist` (what the
+ * soak run restarts), on that port with an append-only file in `dir`, so a restart keeps the queues.
+ */
+async function startRedis(dir, { port: fixedPort, persist = false } = {}) {
   const bin = 'redis-server';
   mkdirSync(dir, { recursive: true });
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const log = join(dir, 'redis.log');
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', log];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', persist ? 'yes' : 'no', '--dir', dir, '--logfile', log];
   const child = spawn(bin, args, { stdio: 'ignore' });
   const spawned = await new Promise((resolve) => {
     child.once('spawn', () => resolve(true));
@@ -101,20 +104,25 @@ function postgresUser() {
   return { uid: Number(entry[2]), gid: Number(entry[3]) };
 }
 
-/** A fresh cluster (initdb, trust authentication) served on a free port; its socket stays in its directory. */
-async function startPostgres(dir) {
+/**
+ * A fresh cluster (initdb, trust authentication) served on a free port; its socket stays in its
+ * directory. Given the `port` of a cluster already made in `dir`, starts that one again on it.
+ */
+async function startPostgres(dir, { port: fixedPort } = {}) {
   const bin = postgresBin();
   const user = postgresUser();
   const data = join(dir, 'data');
-  mkdirSync(data, { recursive: true, mode: 0o700 });
-  if (user.uid !== undefined) {
-    chownSync(dir, user.uid, user.gid);
-    chownSync(data, user.uid, user.gid);
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    mkdirSync(data, { recursive: true, mode: 0o700 });
+    if (user.uid !== undefined) {
+      chownSync(dir, user.uid, user.gid);
+      chownSync(data, user.uid, user.gid);
+    }
+    await promisify(execFile)(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--no-instructions', '-E', 'UTF8', '--locale=C'], user).catch((e) => {
+      throw new Error(`initdb failed: ${e.stderr || e.message}`);
+    });
   }
-  await promisify(execFile)(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--no-instructions', '-E', 'UTF8', '--locale=C'], user).catch((e) => {
-    throw new Error(`initdb failed: ${e.stderr || e.message}`);
-  });
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const log = join(dir, 'postgresql.log');
   const out = openSync(log, 'a');
   if (user.uid !== undefined) chownSync(log, user.uid, user.gid);

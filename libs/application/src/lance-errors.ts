@@ -15,6 +15,14 @@ export function lanceInputError(e: unknown, what: string, writing = false, versi
   switch (failure.kind) {
     case 'catalog-unreachable':
       return refusal(ErrorCode.ServiceUnavailable, `${what}: the catalog API is unreachable (a worker reaches it at CATALOG_URL); retry later`);
+    case 'catalog-unavailable':
+      return refusal(ErrorCode.ServiceUnavailable, `${what}: the catalog could not serve the table's own reads and commits (a service it needs is down); retry later`);
+    case 'commit-unknown':
+      // Lance keeps its staging manifest and cannot tell; neither can the server without it.
+      return refusal(
+        ErrorCode.ServiceUnavailable,
+        `${what}: whether the write was committed could not be confirmed while a service was down; read the table before retrying`,
+      );
     case 'store-unreachable':
       return refusal(ErrorCode.ServiceUnavailable, `${what}: the warehouse's object store is unavailable; retry later`);
     case 'conflict':

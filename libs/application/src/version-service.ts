@@ -164,7 +164,8 @@ export class VersionService {
         const table = view?.table(event.data.table);
         const line = findLine(table, event.data.branch);
         const recorded = view ? table?.uuid === event.data.tableUuid && !!line?.versions.has(event.data.version) : true;
-        await this.finaliser.discard(manifest, recorded, recorded ? line?.versions.get(event.data.version)?.manifestSize : undefined);
+        const record = recorded ? line?.versions.get(event.data.version) : undefined;
+        await this.finaliser.discard(manifest, recorded, record && { size: record.manifestSize, eTag: record.eTag });
       }
     };
     const files: Prepared['files'] = [];

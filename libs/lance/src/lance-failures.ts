@@ -10,6 +10,13 @@ export type LanceFailureKind =
   | 'catalog-unreachable'
   /** The warehouse's object store did not answer, or answered with a server error. */
   | 'store-unreachable'
+  /** The catalog answered a managed table's own read or commit "unavailable" (code 17). */
+  | 'catalog-unavailable'
+  /**
+   * Lance could not learn whether its commit was applied: the catalog answered the commit
+   * "unavailable" (a service it needs was down) and had not recorded the version when Lance looked.
+   */
+  | 'commit-unknown'
   /** Lance gave up committing against concurrent writers. */
   | 'conflict'
   /** Rows or columns brought in do not fit the table's schema. */
@@ -33,6 +40,8 @@ const SERVER_ERROR = /non-2xx status code: 5(0[02-9]|[1-9]\d)/i;
 
 export function classifyLanceFailure(message: string, writing = false): LanceFailure {
   if (/panicked at|\bpanic\b/i.test(message)) return { kind: 'panic' };
+  if (/Commit result for version \d+ is unknown|treating the commit status as unknown/i.test(message)) return { kind: 'commit-unknown' };
+  if (/Namespace error: Service unavailable: /.test(message)) return { kind: 'catalog-unavailable' };
   if (storeUnreachable(message)) return { kind: CATALOG_CALL.test(message) ? 'catalog-unreachable' : 'store-unreachable' };
   if (/commit conflict|retryable commit conflict|too many concurrent writers/i.test(message)) return { kind: 'conflict' };
   const missing = /\bwas not found\b|\bNot found: |\bNo such file\b|\bNotFound\b|object at location .* not found/i.test(message);

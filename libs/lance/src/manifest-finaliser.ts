@@ -35,9 +35,15 @@ export interface ManifestFinaliser {
   /**
    * Runs when the version was not recorded by this commit; `recordedByAnother` says whether the
    * catalog holds that version from another commit now (whose final manifest must then stay), and
-   * `recordedSize` the size of that commit's manifest where known.
+   * `recorded` the size and entity tag of that commit's manifest where known.
    */
-  discard(manifest: FinalisedManifest, recordedByAnother: boolean, recordedSize?: number): Promise<void>;
+  discard(manifest: FinalisedManifest, recordedByAnother: boolean, recorded?: RecordedManifest): Promise<void>;
+}
+
+/** What the catalog recorded of a version's manifest. */
+export interface RecordedManifest {
+  size?: number;
+  eTag?: string;
 }
 
 /**

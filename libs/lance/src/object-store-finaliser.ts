@@ -1,6 +1,6 @@
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { FileInfo, Warehouse } from '@app/storage';
-import { FinalisedManifest, ManifestFinaliser } from './manifest-finaliser';
+import { FinalisedManifest, ManifestFinaliser, RecordedManifest } from './manifest-finaliser';
 import { checkStoredManifest } from './stored-manifests';
 
 /**
@@ -12,21 +12,29 @@ import { checkStoredManifest } from './stored-manifests';
  *
  * - a final manifest already there with other content refuses the commit (409) without copying,
  *   unless it is older than `graceMs`: a copy whose process died before recording it, replaced;
- * - the winner checks, once its version is recorded and again after `graceMs`, that the final
- *   object is the one it copied, and copies its staging manifest again if a loser overwrote it;
- *   only then is its staging manifest removed;
+ * - the winner checks, once its version is recorded, after `graceMs` and last after `lastCheckMs`
+ *   (a minute at least), that the final object is the one it copied, and copies its staging
+ *   manifest again if a loser overwrote it; a check the store cannot answer is tried again; only
+ *   after the last is its staging manifest removed;
  * - a loser never removes a final object of a version the catalog holds, and when the final
  *   object is still its own copy it puts the winner's staging manifest (kept for `graceMs`) back,
  *   so the winner's manifest returns even when the winner's process is gone.
  *
  * What is left: a loser killed between its copy and that repair while the winner's process is gone
- * too, or a loser whose copy lands more than `graceMs` after the winner's (docs/architecture.md).
+ * too, or a loser whose copy lands after the winner's last check (docs/architecture.md).
  */
 export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
   constructor(
     private readonly warehouse: Warehouse,
     private readonly graceMs = 60_000,
     private readonly onError: (message: string) => void = () => undefined,
+    /**
+     * When the winner looks at its final object for the last time (and only then removes its staging
+     * manifest): a loser stalled between its check and its copy (a paused or starved process) can
+     * land its copy well after the grace period, which is short where abandoned copies must free
+     * their versions soon.
+     */
+    private readonly lastCheckMs = Math.max(graceMs, 60_000),
   ) {}
 
   async finalise(stagingStorePath: string, finalStorePath: string, _durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest> {
@@ -43,7 +51,13 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
         return { path: final, staging, size: finalInfo.size, eTag: finalInfo.eTag, created: false };
       }
       if (!this.abandoned(finalInfo)) {
-        throw new CatalogError(ErrorCode.ConcurrentModification, `another manifest was already committed as '${finalStorePath}'`);
+        // No commit holds the version yet (the writer decided it free): this is a racing commit's
+        // copy about to be recorded, or one whose replica died before recording it. Not a conflict
+        // yet: a retry gets 409 once the racing commit is recorded, or replaces an abandoned copy.
+        throw new CatalogError(
+          ErrorCode.ServiceUnavailable,
+          `the final manifest '${finalStorePath}' holds another commit's copy that is not recorded yet; retry later`,
+        );
       }
       this.onError(`replacing ${final}: a copy made ${Math.round((Date.now() - finalInfo.modifiedMillis) / 1000)} s ago whose commit was never recorded`);
     }
@@ -69,17 +83,33 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
 
   release(manifest: FinalisedManifest): void {
     void this.keepOwn(manifest).catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
-    const later = setTimeout(() => {
-      void this.keepOwn(manifest)
-        .then(() => this.removeStaging(manifest))
-        .catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
-    }, this.graceMs);
-    later.unref();
+    const checks = [...new Set([this.graceMs, Math.max(this.graceMs, this.lastCheckMs)])];
+    for (const [i, delay] of checks.entries()) {
+      const last = i === checks.length - 1;
+      const later = setTimeout(() => {
+        void this.keepOwnThroughOutages(manifest)
+          .then(() => (last ? this.removeStaging(manifest) : undefined))
+          .catch((e) => this.onError(`checking ${manifest.path}: ${String(e)}`));
+      }, delay);
+      later.unref();
+    }
   }
 
-  async discard(manifest: FinalisedManifest, recordedByAnother: boolean, recordedSize?: number): Promise<void> {
+  /** A check the store could not answer (down for a moment) is tried again, for up to a minute. */
+  private async keepOwnThroughOutages(manifest: FinalisedManifest): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.keepOwn(manifest);
+      } catch (e) {
+        if (attempt >= 60) throw e;
+        await new Promise((r) => setTimeout(r, 1000).unref());
+      }
+    }
+  }
+
+  async discard(manifest: FinalisedManifest, recordedByAnother: boolean, recorded?: RecordedManifest): Promise<void> {
     if (!manifest.created) return;
-    if (recordedByAnother) return this.restoreWinner(manifest, recordedSize).catch((e) => this.onError(`restoring ${manifest.path}: ${String(e)}`));
+    if (recordedByAnother) return this.restoreWinner(manifest, recorded).catch((e) => this.onError(`restoring ${manifest.path}: ${String(e)}`));
     const info = await this.warehouse.files.head(manifest.path).catch(() => undefined);
     if (info && info.eTag === manifest.eTag) await this.warehouse.files.remove(manifest.path).catch(() => undefined);
   }
@@ -107,9 +137,11 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
   /**
    * This losing commit's copy may have replaced the recorded commit's final manifest. Where the final
    * object is still this copy, the winner's staging manifest (the one other staging name of this
-   * version, of the recorded size) is copied back over it.
+   * version, of the recorded entity tag, else of the recorded size) is copied back over it. Losers'
+   * staging manifests are often of the winner's size (a client's manifests of one version differ
+   * little), so the size alone may name several.
    */
-  private async restoreWinner(manifest: FinalisedManifest, recordedSize?: number): Promise<void> {
+  private async restoreWinner(manifest: FinalisedManifest, recorded?: RecordedManifest): Promise<void> {
     const files = this.warehouse.files;
     const info = await files.head(manifest.path).catch(() => undefined);
     if (!info || info.eTag !== manifest.eTag) return;
@@ -117,7 +149,11 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     const [directory, finalName] = [manifest.path.slice(0, slash), manifest.path.slice(slash + 1)];
     const own = manifest.staging.slice(slash + 1);
     const winners = (await files.list(directory)).filter(
-      (f) => f.name.startsWith(`${finalName}-`) && f.name !== own && (recordedSize === undefined || f.size === recordedSize),
+      (f) =>
+        f.name.startsWith(`${finalName}-`) &&
+        f.name !== own &&
+        (recorded?.size === undefined || Number.isNaN(recorded.size) || f.size === recorded.size) &&
+        (recorded?.eTag === undefined || f.eTag === undefined || unquoted(f.eTag) === unquoted(recorded.eTag)),
     );
     if (winners.length !== 1) {
       this.onError(`a racing commit replaced the final manifest ${manifest.path} and ${winners.length} candidate staging manifests of the recorded one were found; the recorded commit's own check restores it`);
@@ -151,3 +187,6 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     return uri;
   }
 }
+
+/** Listings and copies may quote an entity tag differently. */
+const unquoted = (eTag: string) => eTag.replace(/"/g, '');

@@ -52,4 +52,20 @@ describe('classifyLanceFailure', () => {
     expect(classifyLanceFailure('Retryable commit conflict for version 7').kind).toBe('conflict');
     expect(classifyLanceFailure("thread 'tokio-runtime-worker' panicked at src/x.rs:1:2").kind).toBe('panic');
   });
+
+  // What the server's own lancedb connection says when the catalog it commits through answered
+  // 503 code 17 (the event store or the object store down): not the request's fault.
+  test('the catalog unavailable to a managed table, and a commit whose outcome Lance could not learn', () => {
+    const rest = '/usr/local/cargo/registry/src/index.crates.io-1949cf8c6b5b557f/lance-namespace-impls-12.0.0/src/rest.rs:567:74';
+    expect(classifyLanceFailure(`Runtime error: Namespace error: Namespace error: Service unavailable: the event store is unavailable; retry later, ${rest}`)).toEqual({
+      kind: 'catalog-unavailable',
+    });
+    const unknown =
+      'Commit result for version 11 is unknown: the commit may or may not have been applied; check the table state before retrying: ' +
+      'commit reported a conflict but the manifest at the target version could not be read back for verification  Caused by: commit reported a conflict but the manifest at the target version could not be read back for verification';
+    expect(classifyLanceFailure(unknown, true)).toEqual({ kind: 'commit-unknown' });
+    const created =
+      'Commit result for version 11 is unknown: the commit may or may not have been applied; check the table state before retrying: dataset creation reported a conflict but the manifest could not be read back for verification';
+    expect(classifyLanceFailure(created, true)).toEqual({ kind: 'commit-unknown' });
+  });
 });

@@ -54,6 +54,11 @@ export class PostgresEventStore implements EventStore {
     this.pool = new Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
     // An idle connection the server dropped must not take the process down.
     this.pool.on('error', () => undefined);
+    // A connection PostgreSQL ends (a restart, a fast shutdown) emits 'error' on its client after
+    // failing its query; the pool listens only while the client is idle, so one checked out by an
+    // append would throw it out of the process. The query's failure answers the caller, and the
+    // pool drops the client when it is released.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   /** Creates or migrates the schema once per process; several processes may start at once. */

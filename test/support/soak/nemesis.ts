@@ -1,0 +1,101 @@
+import { Rng } from '../fuzz/rng';
+import { Cluster, Node } from './topology';
+
+export const FAULT_KINDS = ['kill-api', 'kill-worker', 'restart-redis', 'restart-postgres', 'stop-swift', 'pause-replica'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface Fault {
+  /** When it starts, from the start of the load. */
+  atMs: number;
+  kind: FaultKind;
+  /** Which replica (kill-api, kill-worker: 0-1; pause-replica: 0-1 the APIs, 2-3 the workers). */
+  target: number;
+  /** How long the service stays down or the replica stays paused. */
+  downMs: number;
+}
+
+/**
+ * The faults of a run, from its seed alone: kinds come in rounds, each round every kind once in
+ * an order drawn from the seed, so a short run still meets every kind; starts are 2 to 5.5 s
+ * apart, from `warmupMs` until `untilMs`.
+ */
+export function faultSchedule(seed: number, warmupMs: number, untilMs: number): Fault[] {
+  const rng = new Rng(seed ^ 0x50a4);
+  const faults: Fault[] = [];
+  let at = warmupMs;
+  while (at < untilMs) {
+    const round = [...FAULT_KINDS];
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [round[i], round[j]] = [round[j], round[i]];
+    }
+    for (const kind of round) {
+      if (at >= untilMs) break;
+      faults.push({ atMs: at, kind, target: rng.int(0, kind === 'pause-replica' ? 3 : 1), downMs: rng.int(500, kind === 'pause-replica' ? 4000 : 3000) });
+      at += rng.int(2000, 5500);
+    }
+  }
+  return faults;
+}
+
+export interface FaultRecord extends Fault {
+  startedMs: number;
+  endedMs: number;
+  error?: string;
+}
+
+/**
+ * Runs the schedule against the cluster. A fault starts at its moment, or once the fault before
+ * it on the same part (a replica, Redis, PostgreSQL, Swift) has ended; faults on different parts
+ * overlap. Each one ends with its part serving again.
+ */
+export async function runNemesis(cluster: Cluster, schedule: Fault[], started: number, log: (line: string) => void): Promise<FaultRecord[]> {
+  const busy = new Map<string, Promise<void>>();
+  const done: FaultRecord[] = [];
+  const running: Promise<void>[] = [];
+  for (const fault of schedule) {
+    const wait = started + fault.atMs - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const [part, act] = action(cluster, fault);
+    const before = busy.get(part) ?? Promise.resolve();
+    const run = before.then(async () => {
+      const record: FaultRecord = { ...fault, startedMs: Date.now() - started, endedMs: 0 };
+      try {
+        await act();
+      } catch (e) {
+        record.error = String((e as Error)?.stack ?? e).slice(0, 2000);
+        log(`fault ${fault.kind} on ${part} failed: ${record.error}`);
+      }
+      record.endedMs = Date.now() - started;
+      done.push(record);
+    });
+    busy.set(part, run);
+    running.push(run);
+  }
+  await Promise.all(running);
+  return done.sort((a, b) => a.atMs - b.atMs);
+}
+
+function action(cluster: Cluster, fault: Fault): [string, () => Promise<void>] {
+  const node = (n: Node) => n;
+  switch (fault.kind) {
+    case 'kill-api': {
+      const n = node(cluster.apis[fault.target]);
+      return [n.name, () => cluster.killAndRestart(n)];
+    }
+    case 'kill-worker': {
+      const n = node(cluster.workers[fault.target]);
+      return [n.name, () => cluster.killAndRestart(n)];
+    }
+    case 'pause-replica': {
+      const n = [...cluster.apis, ...cluster.workers][fault.target];
+      return [n.name, () => cluster.pause(n, fault.downMs)];
+    }
+    case 'restart-redis':
+      return ['redis', () => cluster.restartRedis(fault.downMs)];
+    case 'restart-postgres':
+      return ['postgres', () => cluster.restartPostgres(fault.downMs)];
+    case 'stop-swift':
+      return ['swift', () => cluster.stopStartSwift(fault.downMs)];
+  }
+}
