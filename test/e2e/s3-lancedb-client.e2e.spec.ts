@@ -25,6 +25,7 @@ describe('the lancedb client with the warehouse on S3 (Swift)', () => {
     CLIENT_STORAGE_OPTIONS: JSON.stringify(swift.clientCredentials()),
     CLIENT_STORAGE_OPTIONS_BY_DATABASE: JSON.stringify({ analytics: { expires_at_millis: '4102444800000' } }),
     STAGING_MANIFEST_GRACE_MS: '1000',
+    STAGING_MANIFEST_LAST_CHECK_MS: '3000',
   });
   const keys = async (prefix: string) =>
     ((await swift.client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!);

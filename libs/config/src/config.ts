@@ -65,6 +65,7 @@ const schema = z.object({
   SNAPSHOT_EVERY: int('SNAPSHOT_EVERY', 100_000, 0, 1_000_000_000),
   SNAPSHOT_DIR: z.string().min(1).optional(),
   STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
+  STAGING_MANIFEST_LAST_CHECK_MS: int('STAGING_MANIFEST_LAST_CHECK_MS', 60_000, 0, 86_400_000),
   DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
   DATA_PLANE_PROCESSES: int('DATA_PLANE_PROCESSES', 2, 0, 256),
   TRANSACTION_MEMORY_SECONDS: int('TRANSACTION_MEMORY_SECONDS', 86_400, 0, 100 * 365 * 86_400),
@@ -153,6 +154,11 @@ export interface AppConfig {
    * when its commit checks again that no racing copy replaced its final manifest.
    */
   stagingManifestGraceMs: number;
+  /**
+   * On an object store: when a commit looks at its final manifest for the last time (no earlier
+   * than the grace period), and only then removes its staging manifest.
+   */
+  stagingManifestLastCheckMs: number;
   /** How long a dropped table's files are kept before a worker purges them (0: at once). */
   dropRetentionSeconds: number;
   /** How many processes run data operations apart from this one, one operation each at a time (0: in this process). */
@@ -232,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     snapshotEvery: c.SNAPSHOT_EVERY,
     snapshotDir: resolve(c.SNAPSHOT_DIR ?? `${dataDir}/snapshots`),
     stagingManifestGraceMs: c.STAGING_MANIFEST_GRACE_MS,
+    stagingManifestLastCheckMs: c.STAGING_MANIFEST_LAST_CHECK_MS,
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,

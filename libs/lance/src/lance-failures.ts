@@ -41,8 +41,9 @@ const SERVER_ERROR = /non-2xx status code: 5(0[02-9]|[1-9]\d)/i;
 export function classifyLanceFailure(message: string, writing = false): LanceFailure {
   if (/panicked at|\bpanic\b/i.test(message)) return { kind: 'panic' };
   if (/Commit result for version \d+ is unknown|treating the commit status as unknown/i.test(message)) return { kind: 'commit-unknown' };
-  if (/Namespace error: Service unavailable: /.test(message)) return { kind: 'catalog-unavailable' };
+  // Before "Service unavailable": lance-namespace reports a catalog it could not connect to in the same words as a 503.
   if (storeUnreachable(message)) return { kind: CATALOG_CALL.test(message) ? 'catalog-unreachable' : 'store-unreachable' };
+  if (/Namespace error: Service unavailable: /.test(message)) return { kind: 'catalog-unavailable' };
   if (/commit conflict|retryable commit conflict|too many concurrent writers/i.test(message)) return { kind: 'conflict' };
   const missing = /\bwas not found\b|\bNot found: |\bNo such file\b|\bNotFound\b|object at location .* not found/i.test(message);
   if (missing && !/No field named|not found in (the )?schema|field .* not found/i.test(message)) return { kind: 'missing-files' };

@@ -68,4 +68,12 @@ describe('classifyLanceFailure', () => {
       'Commit result for version 11 is unknown: the commit may or may not have been applied; check the table state before retrying: dataset creation reported a conflict but the manifest could not be read back for verification';
     expect(classifyLanceFailure(created, true)).toEqual({ kind: 'commit-unknown' });
   });
+
+  test('a catalog that could not be connected to, which lance-namespace also calls "Service unavailable"', () => {
+    const refused =
+      'Runtime error: Namespace error: Namespace error: Service unavailable: Failed to execute request: reqwest::Error { kind: Request, url: "http://127.0.0.1:1/v1/table/ns%24t/describe?delimiter=%24", ' +
+      'source: hyper_util::client::legacy::Error(Connect, ConnectError("tcp connect error", 127.0.0.1:1, Os { code: 111, kind: ConnectionRefused, message: "Connection refused" })) }, ' +
+      '/usr/local/cargo/registry/src/index.crates.io-1949cf8c6b5b557f/lance-namespace-impls-12.0.0/src/rest.rs:551:60';
+    expect(classifyLanceFailure(refused)).toEqual({ kind: 'catalog-unreachable' });
+  });
 });

@@ -81,7 +81,10 @@ describe('the object-store manifest finaliser on Swift', () => {
     const final = `${table}/_versions/${finalName(12)}`;
     const [winnerBytes, loserBytes] = [randomBytes(300), randomBytes(300)];
     const [winnerStaging, loserStaging] = [await staged(12, winnerBytes), await staged(12, loserBytes)];
-    const winner = new ObjectStoreManifestFinaliser(warehouse, 200, () => undefined, 2500);
+    // The last look well after the loser's copy below, however slow the machine is to get there.
+    const lastCheckMs = 8000;
+    const started = Date.now();
+    const winner = new ObjectStoreManifestFinaliser(warehouse, 200, () => undefined, lastCheckMs);
     winner.release(await winner.finalise(storePath(winnerStaging), storePath(final), 'synced', table));
     // The store is down when the grace period's check comes, and comes back.
     await swift.pause();
@@ -90,11 +93,12 @@ describe('the object-store manifest finaliser on Swift', () => {
     // A loser that stalled between its check and its copy lands its copy after that check.
     await new Promise((r) => setTimeout(r, 800));
     await warehouse.files.copy(loserStaging, final);
-    await new Promise((r) => setTimeout(r, 2500));
-    expect((await warehouse.files.read(final))!.equals(winnerBytes)).toBe(true);
-    // Only then is the winner's staging manifest removed.
+    expect(Date.now() - started).toBeLessThan(lastCheckMs);
+    // The winner's staging manifest goes only after its last look, which put its manifest back.
+    while ((await warehouse.files.head(winnerStaging)) !== undefined && Date.now() - started < 25_000) await new Promise((r) => setTimeout(r, 200));
     expect(await warehouse.files.head(winnerStaging)).toBeUndefined();
-  }, 30_000);
+    expect((await warehouse.files.read(final))!.equals(winnerBytes)).toBe(true);
+  }, 40_000);
 
   it("leaves the final object alone when it already holds the recorded commit's manifest", async () => {
     const final = `${table}/_versions/${finalName(2)}`;

@@ -77,7 +77,7 @@ import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINAL
       inject: [Warehouse, APP_CONFIG],
       useFactory: (w: Warehouse, c: AppConfig): ManifestFinaliser =>
         w.onObjectStore
-          ? new ObjectStoreManifestFinaliser(w, c.stagingManifestGraceMs, (m) => new Logger('manifests').warn(m))
+          ? new ObjectStoreManifestFinaliser(w, c.stagingManifestGraceMs, (m) => new Logger('manifests').warn(m), c.stagingManifestLastCheckMs)
           : new LocalManifestFinaliser(w),
     },
     {
