@@ -76,9 +76,13 @@ export class Cluster {
       AUTH_API_KEYS: JSON.stringify([{ principal: 'ops', sha256: createHash('sha256').update(SOAK_KEY).digest('hex'), databases: ['*'], level: 'admin' }]),
       AUTH_SERVICE_KEY: randomBytes(32).toString('hex'),
       QUEUE_PREFIX: `soak-${process.pid}`,
-      // A killed worker's job is taken over soon, and a copy a killed replica left unrecorded frees its version soon.
+      // A killed worker's job is taken over soon.
       JOB_LOCK_MS: '2000',
-      STAGING_MANIFEST_GRACE_MS: '1000',
+      // A copy no commit recorded frees its version after this long, so it must exceed the longest
+      // delay between a commit's copy and its append, which the faults here make several seconds (a
+      // PostgreSQL restart under a waiting append, a paused replica); at 1 s, copies whose appends
+      // were merely late were replaced and acknowledged commits lost their manifests.
+      STAGING_MANIFEST_GRACE_MS: '15000',
       JOB_UNAVAILABLE_BASE_DELAY_MS: '500',
       DATA_PLANE_PROCESSES: '1',
       ACCESS_LOG: 'errors',
