@@ -122,7 +122,7 @@ export class Cluster {
   async killAndRestart(node: Node): Promise<void> {
     this.killing.get(node.server)!.by = true;
     await node.server.kill9();
-    this.pastOutput.push(`${node.name} before SIGKILL:\n${node.server.output().slice(-3000)}`);
+    this.pastOutput.push(`${node.name} before SIGKILL:\n${node.server.output().slice(-200_000)}`);
     const again = await this.launch(node.name, node.role, node.port, node.dataDir);
     node.server = again.server;
   }
