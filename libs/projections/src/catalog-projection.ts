@@ -66,6 +66,9 @@ export class CatalogProjection {
   }
 
   private async catchUpTo(headRead: Promise<number>): Promise<void> {
+    // The head read runs while a first call restores the snapshot: if the store refuses it then, the
+    // rejection must already have a handler (it is awaited below), or it ends the process.
+    headRead.catch(() => undefined);
     if (!this.restored) await this.serialised(() => this.restore());
     const head = await headRead;
     if (this.current.revision >= head) return;

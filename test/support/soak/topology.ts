@@ -76,8 +76,11 @@ export class Cluster {
       AUTH_API_KEYS: JSON.stringify([{ principal: 'ops', sha256: createHash('sha256').update(SOAK_KEY).digest('hex'), databases: ['*'], level: 'admin' }]),
       AUTH_SERVICE_KEY: randomBytes(32).toString('hex'),
       QUEUE_PREFIX: `soak-${process.pid}`,
-      // A killed worker's job is taken over soon, and a copy a killed replica left unrecorded frees its version soon.
+      // A killed worker's job is taken over soon.
       JOB_LOCK_MS: '2000',
+      // A copy no commit recorded frees its version after this long, and a winner repairs its final
+      // manifest this long after its commit: short, so both happen while the run goes on (the
+      // product's default is a minute). At 15 s more winners were killed before their repair.
       STAGING_MANIFEST_GRACE_MS: '1000',
       JOB_UNAVAILABLE_BASE_DELAY_MS: '500',
       DATA_PLANE_PROCESSES: '1',
@@ -118,7 +121,7 @@ export class Cluster {
   async killAndRestart(node: Node): Promise<void> {
     this.killing.get(node.server)!.by = true;
     await node.server.kill9();
-    this.pastOutput.push(`${node.name} before SIGKILL:\n${node.server.output().slice(-3000)}`);
+    this.pastOutput.push(`${node.name} before SIGKILL:\n${node.server.output().slice(-200_000)}`);
     const again = await this.launch(node.name, node.role, node.port, node.dataDir);
     node.server = again.server;
   }
