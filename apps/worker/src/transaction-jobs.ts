@@ -57,6 +57,11 @@ export function transactionAttempts(
   return {
     settings: config.jobUnavailable,
     what,
+    // The transaction's reason is in the catalog's words; what Lance itself said goes to the log only.
+    onFailed: (error) => {
+      const internal = (error as { internal?: string }).internal;
+      if (internal) logger.warn(`${what} (transaction ${transactionId}): ${internal}`);
+    },
     onWait: async (reason, since, nextAttemptAt) => {
       logger.warn(`${what} (transaction ${transactionId}) waits until ${nextAttemptAt.toISOString()}: ${reason}`);
       await transactions

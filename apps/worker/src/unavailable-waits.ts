@@ -55,6 +55,8 @@ export interface AttemptOptions {
   retryConflicts?: boolean;
   /** The error the job fails with once it has waited long enough. */
   giveUp?: (message: string) => Error;
+  /** Told of a failure that is not waited out, before the job fails with it (for the log: what Lance said). */
+  onFailed?: (error: Error) => void;
 }
 
 /**
@@ -76,6 +78,7 @@ export async function runAttempt<T extends WaitingJob, R>(job: Job<T>, token: st
     return await work();
   } catch (e) {
     const failure = jobFailure(e, options.what);
+    if (failure.kind !== 'unavailable') options.onFailed?.(failure.error);
     if (failure.kind === 'conflict' && options.retryConflicts !== false) throw failure.error;
     if (failure.kind !== 'unavailable') {
       if (options.refuse) throw options.refuse(failure.error);

@@ -1,4 +1,6 @@
-import { nextAttempt } from '../src/unavailable-waits';
+import { Job } from 'bullmq';
+import { CatalogError, ErrorCode } from '@app/catalog';
+import { nextAttempt, runAttempt } from '../src/unavailable-waits';
 
 describe('waiting out an unavailable service', () => {
   const settings = { horizonMs: 600_000, baseDelayMs: 1000 };
@@ -31,5 +33,29 @@ describe('waiting out an unavailable service', () => {
   it('gives up rather than try again after the deadline of whoever waits for the answer', () => {
     expect(nextAttempt(undefined, now, now, settings, now + 400, () => 0)).toEqual({ since: now, waits: 0 });
     expect(nextAttempt(undefined, now, now, settings, now + 600, () => 0).at).toBe(now + 500);
+  });
+});
+
+describe('a failure that is not waited out', () => {
+  const settings = { horizonMs: 600_000, baseDelayMs: 1000 };
+  const job = { data: {} } as unknown as Job<{ waiting?: { since: number; waits: number } }>;
+  const attempt = (message: string, told: Error[]) =>
+    runAttempt(job, undefined, () => Promise.reject(new Error(message)), { settings, what: 'building the index', onFailed: (e) => told.push(e) });
+
+  it("fails the job in the catalog's words and tells the log what Lance said", async () => {
+    const told: Error[] = [];
+    const lance = 'Invalid user input: something Lance alone words, /usr/local/cargo/registry/src/lance-12.0.0/src/x.rs:1:2';
+    const failed = await attempt(lance, told).catch((e: Error) => e);
+    expect(failed.name).toBe('UnrecoverableError');
+    expect(failed.message).toMatch(/^building the index: /);
+    expect(failed.message).not.toContain('cargo');
+    expect(told.map((e) => (e as CatalogError).internal)).toEqual([lance]);
+  });
+
+  it('leaves a conflict with a concurrent commit to the next attempt, and tells the log too', async () => {
+    const told: Error[] = [];
+    const failed = await attempt('Invalid user input: The commit would produce two fragments with id 194. Fragment ids must be unique.', told).catch((e: Error) => e);
+    expect((failed as CatalogError).code).toBe(ErrorCode.ConcurrentModification);
+    expect(told).toHaveLength(1);
   });
 });

@@ -35,7 +35,8 @@ export interface LanceFailure {
 }
 
 const CATALOG_CALL = /\/v1\/(table|namespace|transaction)\//;
-const UNREACHABLE = /(error sending request|connection refused|tcp connect error|dns error|connection reset|operation timed out|client error \(Connect\))/i;
+// `IncompleteMessage`: the connection closed before an answer came (the catalog's process ended under the call).
+const UNREACHABLE = /(error sending request|connection refused|tcp connect error|dns error|connection reset|operation timed out|client error \(Connect\)|IncompleteMessage)/i;
 const SERVER_ERROR = /non-2xx status code: 5(0[02-9]|[1-9]\d)/i;
 
 export function classifyLanceFailure(message: string, writing = false): LanceFailure {
@@ -44,7 +45,8 @@ export function classifyLanceFailure(message: string, writing = false): LanceFai
   // Before "Service unavailable": lance-namespace reports a catalog it could not connect to in the same words as a 503.
   if (storeUnreachable(message)) return { kind: CATALOG_CALL.test(message) ? 'catalog-unreachable' : 'store-unreachable' };
   if (/Namespace error: Service unavailable: /.test(message)) return { kind: 'catalog-unavailable' };
-  if (/commit conflict|retryable commit conflict|too many concurrent writers/i.test(message)) return { kind: 'conflict' };
+  // Lance's compaction rebased over a concurrent commit can find its fragment ids taken: the same work on the new version succeeds.
+  if (/commit conflict|retryable commit conflict|too many concurrent writers|Fragment ids must be unique/i.test(message)) return { kind: 'conflict' };
   const missing = /\bwas not found\b|\bNot found: |\bNo such file\b|\bNotFound\b|object at location .* not found/i.test(message);
   if (missing && !/No field named|not found in (the )?schema|field .* not found/i.test(message)) return { kind: 'missing-files' };
   const reason = reasonOf(message);

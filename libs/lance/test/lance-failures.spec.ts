@@ -69,6 +69,17 @@ describe('classifyLanceFailure', () => {
     expect(classifyLanceFailure(created, true)).toEqual({ kind: 'commit-unknown' });
   });
 
+  test('a catalog whose process ended under the call, and a compaction whose fragment ids a concurrent commit took', () => {
+    const dropped =
+      'Namespace error: Internal error: Failed to execute request: reqwest::Error { kind: Request, url: "http://127.0.0.1:38331/v1/table/soak%24d0/version/create?delimiter=%24", ' +
+      'source: hyper_util::client::legacy::Error(SendRequest, hyper::Error(IncompleteMessage)) }, /usr/local/cargo/registry/src/index.crates.io-1949cf8c6b5b557f/lance-namespace-impls-12.0.0/src/rest.rs:551:60';
+    expect(classifyLanceFailure(dropped).kind).toBe('catalog-unreachable');
+    const taken =
+      'Invalid user input: The commit would produce two fragments with id 194. Fragment ids must be unique. Datasets written by Lance 0.16 and earlier may already contain duplicate ids; ' +
+      'those have to be rewritten, or rolled back to a version without the duplicate., /usr/local/cargo/registry/src/index.crates.io-1949cf8c6b5b557f/lance-12.0.0/src/io/commit.rs:709:20';
+    expect(classifyLanceFailure(taken, true).kind).toBe('conflict');
+  });
+
   test('a catalog that could not be connected to, which lance-namespace also calls "Service unavailable"', () => {
     const refused =
       'Runtime error: Namespace error: Namespace error: Service unavailable: Failed to execute request: reqwest::Error { kind: Request, url: "http://127.0.0.1:1/v1/table/ns%24t/describe?delimiter=%24", ' +
