@@ -37,6 +37,11 @@ import { BullQueryAnalyzer } from './bull-query-analyzer';
 import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
+/** A queue of transactions' jobs on the configured Redis, each job given the configured attempts. */
+function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attempts: number) => Q) {
+  return { provide: queue, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new queue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts) };
+}
+
 @Global()
 @Module({
   providers: [
@@ -177,31 +182,19 @@ import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINAL
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, d: DataPlane, h: DataChangeHandoff, c: AppConfig, wh: Warehouse, sv: StoredVersions) =>
         new DataService(w, p, l, d, { files: wh.files, hnswGraphs: c.hnswCacheSize, handoff: h, stored: sv }),
     },
-    {
-      provide: BullIndexQueue,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => new BullIndexQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
-    },
+    transactionQueue(BullIndexQueue),
     {
       provide: IndexService,
       inject: [CatalogWriter, ProjectionRegistry, DataService, BullIndexQueue],
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullIndexQueue) => new IndexService(w, p, d, q),
     },
-    {
-      provide: BullBackfillQueue,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => new BullBackfillQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
-    },
+    transactionQueue(BullBackfillQueue),
     {
       provide: BackfillService,
       inject: [CatalogWriter, ProjectionRegistry, DataService, BullBackfillQueue],
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, q: BullBackfillQueue) => new BackfillService(w, p, d, q),
     },
-    {
-      provide: BullViewRefreshQueue,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => new BullViewRefreshQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
-    },
+    transactionQueue(BullViewRefreshQueue),
     {
       provide: MaterializedViewService,
       inject: [CatalogWriter, ProjectionRegistry, DataService, LanceTables, BullViewRefreshQueue],
@@ -230,11 +223,7 @@ import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINAL
       useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, wh: Warehouse) =>
         new BranchService(w, p, l, wh.files, wh.onObjectStore),
     },
-    {
-      provide: BullMaintenanceQueue,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => new BullMaintenanceQueue(c.redisUrl, c.queuePrefix, c.indexBuildAttempts),
-    },
+    transactionQueue(BullMaintenanceQueue),
     {
       provide: MaintenanceService,
       inject: [CatalogWriter, ProjectionRegistry, DataService, StoredVersions, BullMaintenanceQueue, Warehouse, APP_CONFIG],
