@@ -183,7 +183,8 @@ describe('a shared-nothing cluster: PostgreSQL, Redis and S3 only', () => {
     const final = await waitFor(() => describe_(tx), (r) => ['Succeeded', 'Failed', 'Canceled'].includes(r.body.status), 150_000);
     expect(final.body.status).toBe('Succeeded');
     // The other worker took the job over once the killed one's lock lapsed, and started it again.
-    expect(workers[1 - holder].output()).toContain(`index build started: HNSW 'graph' (transaction ${tx}`);
+    const started = `index build started: HNSW 'graph' (transaction ${tx}`;
+    expect(await workers[1 - holder].outputMatching(started)).toContain(started);
     const starts = (await api.get(`/v1/history/transaction/${tx}`)).body.events.filter((e: any) => e.data.setProperties?.started_at);
     expect(starts.length).toBeGreaterThanOrEqual(2);
     const listed = await api.post('/v1/table/client%24big/index/list', {});

@@ -64,7 +64,8 @@ describe('a crash or a runaway allocation inside Lance costs one request, not th
     expect(Number(count.text)).toBe(50);
     const metrics = await api.get('/metrics');
     expect(metrics.text).toMatch(/lance_catalog_data_plane_process_ends_total\{reason="crashed"\} 1/);
-    expect(server.output()).toMatch(/data-plane process \d+ ended \(SIGSEGV\)/);
+    const ended = /data-plane process \d+ ended \(SIGSEGV\)/;
+    expect(await server.outputMatching(ended)).toMatch(ended);
   });
 
   test('a query that needs more memory than DATA_PLANE_MEMORY_MB is refused with 400 code 13; the next query works', async () => {
@@ -73,7 +74,8 @@ describe('a crash or a runaway allocation inside Lance costs one request, not th
     expect(hog.body.code).toBe(13);
     expect(hog.body.error).toContain('DATA_PLANE_MEMORY_MB');
     expectNoInternals(hog.text, server.dataDir);
-    expect(server.output()).toMatch(new RegExp(`passed its memory cap \\(\\d+ MB resident, cap ${MEMORY_MB} MB\\)`));
+    const capped = new RegExp(`passed its memory cap \\(\\d+ MB resident, cap ${MEMORY_MB} MB\\)`);
+    expect(await server.outputMatching(capped)).toMatch(capped);
     const after = await api.post(`/v1/table/${Api.id(['c', 'words'])}/count_rows`, { predicate: "x = 'ab'" });
     expect(after.status).toBe(200);
     expect(Number(after.text)).toBe(2000);

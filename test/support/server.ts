@@ -10,6 +10,11 @@ export interface RunningServer {
   dataDir: string;
   process: ChildProcess;
   output: () => string;
+  /**
+   * The output once it matches: the server logs asynchronously, so a line may reach the pipe after
+   * the HTTP answer or the file change it accompanies.
+   */
+  outputMatching(pattern: RegExp | string, ms?: number): Promise<string>;
   /** SIGTERM, then wait for exit. */
   stop(): Promise<void>;
   /** SIGKILL: no chance to flush anything. */
@@ -80,6 +85,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     dataDir,
     process: child,
     output: () => output,
+    async outputMatching(pattern, ms = 10_000) {
+      const matches = () => (typeof pattern === 'string' ? output.includes(pattern) : pattern.test(output));
+      const deadline = Date.now() + ms;
+      while (!matches() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      return output;
+    },
     async stop() {
       stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
