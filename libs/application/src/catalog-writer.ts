@@ -19,6 +19,11 @@ export interface Prepared {
   undo: () => Promise<void>;
   /** Files whose content the store records in the same durable write as the events. */
   files?: JournaledFile[];
+  /**
+   * Runs once the events are durable, before the command is answered; never rejects. Side effects
+   * that may only follow the record (an object store's copy of a manifest to its final name).
+   */
+  published?: () => Promise<void>;
   /** Runs once the events are durable: cleaning up what only the commit needed. */
   committed?: () => void;
 }
@@ -219,8 +224,13 @@ export class CatalogWriter {
     for (const a of accepted) for (const rider of a.decision.riders ?? []) rider.settled(true);
     for (const a of accepted) {
       a.item.undo = undefined;
-      a.prepared?.committed?.();
-      settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
+      const answer = () => {
+        a.prepared?.committed?.();
+        settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
+      };
+      // The next group need not wait for this one's copies.
+      if (a.prepared?.published) void a.prepared.published().then(answer);
+      else answer();
     }
     return { appended: true, retry: [] };
   }

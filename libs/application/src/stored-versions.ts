@@ -1,5 +1,5 @@
 import { CatalogError, ErrorCode, ObjectId, TableLine, VersionRecord, decideVersionsGone, findLine, lineLocation, manifestFile, requireLine, requireTable } from '@app/catalog';
-import { listManifestsOnDisk } from '@app/lance';
+import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
@@ -20,6 +20,8 @@ export class StoredVersions {
     private readonly writer: CatalogWriter,
     private readonly projections: ProjectionRegistry,
     private readonly files: TableFiles,
+    /** Makes a recorded version's final manifest that its committing process never copied. */
+    private readonly finaliser?: Pick<ManifestFinaliser, 'repair'>,
   ) {}
 
   /**
@@ -68,6 +70,7 @@ export class StoredVersions {
   }
 
   private async present(line: TableLine, record: VersionRecord): Promise<boolean> {
+    if (record.stagingManifest && this.finaliser?.repair) return this.finaliser.repair(record, line.location);
     return (await this.files.head(manifestFile(lineLocation(line), record.version, record.namingScheme ?? line.namingScheme ?? 'V2'))) !== undefined;
   }
 }

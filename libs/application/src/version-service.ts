@@ -72,6 +72,7 @@ export class VersionService {
       // any longer listing is checked against the manifests in storage first.
       if (this.stored && !(page.limit === 1 && descending) && (await this.stored.reconcile(ctx, id, branch)).length) view = await this.view(ctx);
       const result = listTableVersions(view, id, page, descending, branch);
+      await this.published(table.location, result.items);
       return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
     }
     refuseBranchOfUnmanaged(table, branch);
@@ -105,7 +106,20 @@ export class VersionService {
       ? requireVersion(line, version ?? latestOf(line))
       : await this.versionOnDisk(table, version);
     if (version !== undefined) await this.stored?.requireStored(ctx, line, version);
+    if (table.managedVersioning) await this.published(table.location, [record]);
     return { version: tableVersionJson(record) };
+  }
+
+  /**
+   * The final manifests of the versions about to be served, made where a committing process ended
+   * between recording its version and copying its manifest (see ObjectStoreManifestFinaliser).
+   */
+  private async published(tableLocation: string, records: VersionRecord[]): Promise<void> {
+    const pending = records.filter((r) => r.stagingManifest);
+    if (!this.finaliser.repair || pending.length === 0) return;
+    for (let i = 0; i < pending.length; i += 8) {
+      await Promise.all(pending.slice(i, i + 8).map((r) => this.finaliser.repair!(r, tableLocation)));
+    }
   }
 
   /** `writer`: the id of the server's own writer connection that made this commit, if it says so. */
@@ -157,10 +171,12 @@ export class VersionService {
   async finalise(ctx: RequestContext, staged: StagedVersion[]): Promise<Prepared> {
     const finalised: Array<[FinalisedManifest, VersionCreated]> = [];
     const undo = async () => {
-      // A final manifest stays when the catalog now holds its version from another commit (the
-      // same manifest retried elsewhere, or on an object store a racing copy): when unsure, too.
+      // A deferred copy (object store) was never made. A final manifest stays when the catalog now
+      // holds its version from another commit (the same manifest retried elsewhere): when unsure, too.
+      const made = finalised.filter(([manifest]) => !manifest.deferred);
+      if (made.length === 0) return;
       const view = await this.projections.current(ctx.database).then((p) => p.state, () => undefined);
-      for (const [manifest, event] of [...finalised].reverse()) {
+      for (const [manifest, event] of made.reverse()) {
         const table = view?.table(event.data.table);
         const line = findLine(table, event.data.branch);
         const recorded = view ? table?.uuid === event.data.tableUuid && !!line?.versions.has(event.data.version) : true;
@@ -178,14 +194,19 @@ export class VersionService {
         finalised.push([manifest, event]);
         if (this.durability === 'journaled' && manifest.bytes) files.push({ path: manifest.path, bytes: manifest.bytes });
         event.data.manifestSize ??= manifest.size;
+        if (manifest.deferred) event.data.stagingManifest = { path: staging, ...(manifest.eTag !== undefined ? { eTag: manifest.eTag } : {}) };
       }
     } catch (e) {
       await undo();
       throw e;
     }
+    const deferred = finalised.filter(([manifest]) => manifest.deferred).map(([manifest]) => manifest);
     return {
       undo,
       files,
+      ...(deferred.length && this.finaliser.publish
+        ? { published: async () => void (await Promise.all(deferred.map((manifest) => this.finaliser.publish!(manifest)))) }
+        : {}),
       committed: () => {
         for (const [manifest] of finalised) this.finaliser.release(manifest);
       },

@@ -14,6 +14,12 @@ export interface VersionRecord {
   namingScheme: ManifestNamingScheme;
   timestampMillis: number;
   metadata?: Properties;
+  /**
+   * On an object store, whose copies cannot be put-if-absent, the copy to the final name is made
+   * only once the version is recorded: the staging manifest it is made from (store form) and the
+   * entity tag its check read, so any process can make it if the recording one ended first.
+   */
+  stagingManifest?: { path: string; eTag?: string };
 }
 
 /** The maintenance jobs a table line can get: each one transaction on the `table-maintenance` queue. */

@@ -29,6 +29,7 @@ export interface VersionExtras {
   manifestPath?: string;
   eTag?: string;
   metadata?: Properties;
+  stagingManifest?: { path: string; eTag?: string };
 }
 
 /**
@@ -97,6 +98,8 @@ export class TableVersions implements VersionSet {
     let extras: VersionExtras | undefined = derived ? undefined : { manifestPath: record.manifestPath };
     if (record.eTag !== undefined) (extras ??= {}).eTag = record.eTag;
     if (record.metadata !== undefined) (extras ??= {}).metadata = record.metadata;
+    if (record.stagingManifest !== undefined) (extras ??= {}).stagingManifest = record.stagingManifest;
+    this.forgetStagingBefore(version);
     const flags = (record.namingScheme === 'V2' ? V2 : 0) | (derived ? DERIVED_PATH : 0);
     const size = record.manifestSize === undefined ? NaN : record.manifestSize;
     const at = this.lowerBound(version);
@@ -111,6 +114,21 @@ export class TableVersions implements VersionSet {
     }
     if (extras) (this.extras ??= new Map()).set(version, extras);
     else this.extras?.delete(version);
+  }
+
+  /**
+   * Only the newest version keeps the staging manifest its final one is made from, if its committing
+   * process ended first: a later commit was built on what the client read of it, so it was made
+   * (served, the catalog makes it). A catalog of millions of versions keeps one per table.
+   */
+  private forgetStagingBefore(version: number): void {
+    const latest = this.latest();
+    if (latest === undefined || latest >= version) return;
+    const extras = this.extras?.get(latest);
+    if (!extras?.stagingManifest) return;
+    const { stagingManifest: _forgotten, ...rest } = extras;
+    if (Object.keys(rest).length) this.extras!.set(latest, rest);
+    else this.extras!.delete(latest);
   }
 
   delete(version: number): boolean {
@@ -142,6 +160,7 @@ export class TableVersions implements VersionSet {
     if (!Number.isNaN(size)) record.manifestSize = size;
     if (extras?.eTag !== undefined) record.eTag = extras.eTag;
     if (extras?.metadata !== undefined) record.metadata = extras.metadata;
+    if (extras?.stagingManifest !== undefined) record.stagingManifest = extras.stagingManifest;
     return record;
   }
 

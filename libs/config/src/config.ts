@@ -64,8 +64,7 @@ const schema = z.object({
   RATE_LIMIT_WINDOW_MS: int('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
   SNAPSHOT_EVERY: int('SNAPSHOT_EVERY', 100_000, 0, 1_000_000_000),
   SNAPSHOT_DIR: z.string().min(1).optional(),
-  STAGING_MANIFEST_GRACE_MS: int('STAGING_MANIFEST_GRACE_MS', 60_000, 0, 86_400_000),
-  STAGING_MANIFEST_LAST_CHECK_MS: int('STAGING_MANIFEST_LAST_CHECK_MS', 60_000, 0, 86_400_000),
+  MANIFEST_PUBLISH_WAIT_MS: int('MANIFEST_PUBLISH_WAIT_MS', 30_000, 0, 600_000),
   DROP_RETENTION_SECONDS: int('DROP_RETENTION_SECONDS', 7 * 24 * 3600, 0, 10 * 365 * 24 * 3600),
   DATA_PLANE_PROCESSES: int('DATA_PLANE_PROCESSES', 2, 0, 256),
   TRANSACTION_MEMORY_SECONDS: int('TRANSACTION_MEMORY_SECONDS', 86_400, 0, 100 * 365 * 86_400),
@@ -150,15 +149,10 @@ export interface AppConfig {
   snapshotEvery: number;
   snapshotDir: string;
   /**
-   * On an object store: how long a finalised staging manifest is kept before it is removed, and
-   * when its commit checks again that no racing copy replaced its final manifest.
+   * On an object store: how long a recorded commit waits, before it is answered, for a store that
+   * cannot take the copy of its manifest to the final name (then tried in the background).
    */
-  stagingManifestGraceMs: number;
-  /**
-   * On an object store: when a commit looks at its final manifest for the last time (no earlier
-   * than the grace period), and only then removes its staging manifest.
-   */
-  stagingManifestLastCheckMs: number;
+  manifestPublishWaitMs: number;
   /** How long a dropped table's files are kept before a worker purges them (0: at once). */
   dropRetentionSeconds: number;
   /** How many processes run data operations apart from this one, one operation each at a time (0: in this process). */
@@ -237,8 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimit: { max: c.RATE_LIMIT_MAX, windowMs: c.RATE_LIMIT_WINDOW_MS },
     snapshotEvery: c.SNAPSHOT_EVERY,
     snapshotDir: resolve(c.SNAPSHOT_DIR ?? `${dataDir}/snapshots`),
-    stagingManifestGraceMs: c.STAGING_MANIFEST_GRACE_MS,
-    stagingManifestLastCheckMs: c.STAGING_MANIFEST_LAST_CHECK_MS,
+    manifestPublishWaitMs: c.MANIFEST_PUBLISH_WAIT_MS,
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,

@@ -1,7 +1,7 @@
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
+import { CatalogError, ErrorCode, VersionRecord, invalidInput } from '@app/catalog';
 import { DirectorySyncs, syncPath } from './durable-files';
 import { refuseForeignReferences } from './manifest-references';
 import { Warehouse } from '@app/storage';
@@ -18,6 +18,11 @@ export interface FinalisedManifest {
   eTag?: string;
   /** False when an identical final manifest was already there (a retried commit). */
   created: boolean;
+  /**
+   * Set where the copy to the final name waits for the version's record (an object store, which
+   * offers no put-if-absent copy): `publish` makes it once the version is recorded.
+   */
+  deferred?: { tableLocation: string };
 }
 
 /**
@@ -32,6 +37,18 @@ export interface ManifestFinaliser {
   finalise(stagingStorePath: string, finalStorePath: string, durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest>;
   /** Runs once the version is recorded: the staging manifest is no longer needed. */
   release(manifest: FinalisedManifest): void;
+  /**
+   * Runs once a deferred manifest's version is recorded, before the commit is answered: makes the
+   * copy to the final name, waiting out a store that is down for a while. Never rejects: a copy it
+   * could not make is left to `repair`.
+   */
+  publish?(manifest: FinalisedManifest): Promise<void>;
+  /**
+   * The final manifest of a recorded version whose copy was deferred, made from its recorded staging
+   * manifest when the process that recorded it ended before its copy. Answers whether the final
+   * manifest is there; throws when the store cannot say.
+   */
+  repair?(record: VersionRecord, tableLocation: string): Promise<boolean>;
   /**
    * Runs when the version was not recorded by this commit; `recordedByAnother` says whether the
    * catalog holds that version from another commit now (whose final manifest must then stay), and

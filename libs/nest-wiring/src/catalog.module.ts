@@ -82,7 +82,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       inject: [Warehouse, APP_CONFIG],
       useFactory: (w: Warehouse, c: AppConfig): ManifestFinaliser =>
         w.onObjectStore
-          ? new ObjectStoreManifestFinaliser(w, c.stagingManifestGraceMs, (m) => new Logger('manifests').warn(m), c.stagingManifestLastCheckMs)
+          ? new ObjectStoreManifestFinaliser(w, (m) => new Logger('manifests').warn(m), c.manifestPublishWaitMs)
           : new LocalManifestFinaliser(w),
     },
     {
@@ -133,8 +133,8 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     },
     {
       provide: StoredVersions,
-      inject: [CatalogWriter, ProjectionRegistry, Warehouse],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse) => new StoredVersions(w, p, wh.files),
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, MANIFEST_FINALISER],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, f: ManifestFinaliser) => new StoredVersions(w, p, wh.files, f),
     },
     {
       provide: TableService,

@@ -78,10 +78,6 @@ export class Cluster {
       QUEUE_PREFIX: `soak-${process.pid}`,
       // A killed worker's job is taken over soon.
       JOB_LOCK_MS: '2000',
-      // A copy no commit recorded frees its version after this long, and a winner repairs its final
-      // manifest this long after its commit: short, so both happen while the run goes on (the
-      // product's default is a minute). At 15 s more winners were killed before their repair.
-      STAGING_MANIFEST_GRACE_MS: '1000',
       JOB_UNAVAILABLE_BASE_DELAY_MS: '500',
       DATA_PLANE_PROCESSES: '1',
       ACCESS_LOG: 'errors',
