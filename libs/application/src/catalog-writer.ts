@@ -229,7 +229,7 @@ export class CatalogWriter {
         settle(a.item, () => a.decision.result(a.item.metadata.transactionId));
       };
       // The next group need not wait for this one's copies.
-      if (a.prepared?.published) void a.prepared.published().then(answer);
+      if (a.prepared?.published) void a.prepared.published().catch(() => undefined).then(answer);
       else answer();
     }
     return { appended: true, retry: [] };

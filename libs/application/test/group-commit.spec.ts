@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CatalogError } from '@app/catalog';
+import { CatalogError, decideCreateNamespace } from '@app/catalog';
 import { EventStore, NewEvent, ExpectedRevision, SqliteEventStore } from '@app/event-store';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, NamespaceService } from '../src';
@@ -38,6 +38,35 @@ describe('group commit', () => {
     const state = (await projections.current('default')).state;
     expect(state.revision).toBe(49);
     expect(state.childNamespaces([]).size).toBe(50);
+    await store.close();
+  });
+
+  it('answers a command whose side effects follow its record only once they are done, and holds no other command back meanwhile', async () => {
+    const { store } = countingStore();
+    const projections = new ProjectionRegistry(store);
+    const writer = new CatalogWriter(store, projections);
+    const ctx = { database: 'default', context: {}, delimiter: '$' };
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const answered: string[] = [];
+    const create = (name: string, published?: () => Promise<void>) =>
+      writer
+        .execute(ctx, 'CreateNamespace', (view) => ({
+          events: decideCreateNamespace(view, { id: [name], mode: 'Create', properties: {} }),
+          ...(published ? { prepare: async () => ({ undo: async () => undefined, published }) } : {}),
+          result: () => name,
+        }))
+        .then((n) => answered.push(n));
+    const first = create('copied', () => gate);
+    // Recorded, not answered: its copy is still under way.
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await projections.current('default')).state.namespace(['copied'])).toBeDefined();
+    expect(answered).toEqual([]);
+    await create('next');
+    expect(answered).toEqual(['next']);
+    open();
+    await first;
+    expect(answered).toEqual(['next', 'copied']);
     await store.close();
   });
 });
