@@ -171,7 +171,7 @@ describe('the lancedb client with the warehouse on S3 (Swift)', () => {
       expect(latest.body.versions.map((v: { version: number }) => v.version)).toEqual([2]);
       expect((await bytesOf(`${key}/_versions/${finalName(2)}`)).equals(second)).toBe(true);
       expect((await peer.post('/v1/table/shop%24unpublished/version/describe', { version: 2 })).status).toBe(200);
-      const made = 'its committing process ended before its copy';
+      const made = 'of a recorded version was not in place';
       expect(await other.outputMatching(made)).toContain(made);
     } finally {
       await other.stop();

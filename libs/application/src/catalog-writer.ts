@@ -136,6 +136,9 @@ export class CatalogWriter {
     const expected = projection.state.revision;
     const draft = new DraftCatalog(projection.state);
     const accepted: Accepted[] = [];
+    // Commands refused, or found already done, on a draft carrying other commands' events: their
+    // answer holds only once those events are durable, so it waits for the group's append.
+    const onOthers: Array<{ item: Pending; answer: () => void }> = [];
     for (const item of group) {
       // The draft takes the last accepted command's events only when another command is decided on it.
       const previous = accepted[accepted.length - 1];
@@ -143,15 +146,16 @@ export class CatalogWriter {
         for (const { event, metadata } of eventsOf(previous.item, previous.decision)) evolve(draft, { event, metadata, revision: -1 });
         previous.onDraft = true;
       }
+      const answerNow = (answer: () => void) => (previous ? onOthers.push({ item, answer }) : answer());
       let decision: Decision<unknown>;
       try {
         decision = item.decide(draft, item.metadata);
       } catch (e) {
-        void fail(item, e);
+        answerNow(() => void fail(item, e));
         continue;
       }
       if (decision.events.length === 0) {
-        void undoOf(item).then(() => settle(item, () => decision.result(undefined)));
+        answerNow(() => void undoOf(item).then(() => settle(item, () => decision.result(undefined))));
         continue;
       }
       accepted.push({ item, decision });
@@ -162,10 +166,16 @@ export class CatalogWriter {
     };
     const outcome = await this.prepareAndAppend(projection, expected, accepted).catch((e) => {
       notAppended();
+      for (const { item } of onOthers) item.reject(e);
       throw e;
     });
-    if (!outcome.appended) notAppended();
-    return outcome.retry;
+    if (outcome.appended) {
+      for (const { answer } of onOthers) answer();
+      return outcome.retry;
+    }
+    notAppended();
+    // The events they were decided on never became durable: they are decided again.
+    return [...outcome.retry, ...onOthers.map(({ item }) => item)];
   }
 
   /** Prepares the accepted commands' side effects and appends their events; says what to run again. */

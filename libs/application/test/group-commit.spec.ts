@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, decideCreateNamespace } from '@app/catalog';
-import { EventStore, NewEvent, ExpectedRevision, SqliteEventStore } from '@app/event-store';
+import { EventStore, EventStoreUnavailableError, NewEvent, ExpectedRevision, SqliteEventStore } from '@app/event-store';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, NamespaceService } from '../src';
 
@@ -67,6 +67,32 @@ describe('group commit', () => {
     open();
     await first;
     expect(answered).toEqual(['next', 'copied']);
+    await store.close();
+  });
+
+  it('decides again, rather than refuses, a command refused only for the events of a command whose append then failed', async () => {
+    const inner = new SqliteEventStore(join(mkdtempSync(join(tmpdir(), 'group-commit-')), 'events.sqlite3'));
+    // The store is lost under the first append (PostgreSQL restarting, say), and back for the next.
+    let failNext = true;
+    const store = Object.create(inner) as EventStore;
+    store.append = (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision) => {
+      if (!failNext) return inner.append(streamId, events, expected);
+      failNext = false;
+      return Promise.reject(new EventStoreUnavailableError('connection lost'));
+    };
+    const projections = new ProjectionRegistry(store);
+    const namespaces = new NamespaceService(new CatalogWriter(store, projections), projections);
+    const ctx = { database: 'default', context: {}, delimiter: '$' };
+    // Both in one group: the second is decided on a draft where the first created the namespace.
+    const [first, second] = await Promise.allSettled([
+      namespaces.createNamespace(ctx, { id: ['twice'], mode: 'Create', properties: { by: 'first' } }),
+      namespaces.createNamespace(ctx, { id: ['twice'], mode: 'Create', properties: { by: 'second' } }),
+    ]);
+    expect(first.status === 'rejected' && (first.reason as CatalogError).code).toBe(17);
+    // Not "already exists": no commit holds the namespace; decided again, it creates it.
+    expect(second.status).toBe('fulfilled');
+    const state = (await projections.current('default')).state;
+    expect(state.namespace(['twice'])?.properties).toEqual({ by: 'second' });
     await store.close();
   });
 });

@@ -95,7 +95,7 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     if (!(await files.head(final))) {
       try {
         await this.copyChecked(staging, final, record.stagingManifest.eTag, tableLocation);
-        this.onError(`the final manifest ${final} of a recorded version was missing (its committing process ended before its copy); made from its staging manifest`);
+        this.onError(`the final manifest ${final} of a recorded version was not in place (its committing process ended before its copy, or is still making it); made from its staging manifest`);
       } catch (e) {
         if (e instanceof StorageUnavailableError) throw e;
         // Another process's copy may have landed, and removed the staging manifest, meanwhile.
