@@ -16,7 +16,7 @@ export interface Fault {
 
 /**
  * The faults of a run, from its seed alone: kinds come in rounds, each round every kind once in
- * an order drawn from the seed, so a short run still meets every kind; starts are 2 to 5.5 s
+ * an order drawn from the seed, so a short run still meets every kind; starts are 3 to 6 s
  * apart, from `warmupMs` until `untilMs`.
  */
 export function faultSchedule(seed: number, warmupMs: number, untilMs: number): Fault[] {
@@ -32,7 +32,7 @@ export function faultSchedule(seed: number, warmupMs: number, untilMs: number): 
     for (const kind of round) {
       if (at >= untilMs) break;
       faults.push({ atMs: at, kind, target: rng.int(0, kind === 'pause-replica' ? 3 : 1), downMs: rng.int(500, kind === 'pause-replica' ? 4000 : 3000) });
-      at += rng.int(2000, 5500);
+      at += rng.int(3000, 6000);
     }
   }
   return faults;

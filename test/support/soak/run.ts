@@ -22,7 +22,7 @@ export interface SoakOptions {
   logFile?: string;
 }
 
-const RACED = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'];
+const RACED = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7'];
 const BATCHED = ['s0', 's1'];
 const DATA = ['d0', 'd1'];
 const CLIENTS = ['l0', 'l1'];
