@@ -31,10 +31,15 @@ export class Observer {
   readonly unexpected: UnexpectedAnswer[] = [];
   /** Acknowledged writes (2xx of a mutating call). */
   acknowledged = 0;
-  /** The longest time, per client, from its first "unavailable" to its next success. */
+  /**
+   * The longest time, per client, from its first "unavailable" to its next success; a client that
+   * asks only now and then (a racer's listing after a round nobody won) is counted to its last
+   * failed answer, plus the successful call itself, not across the time it asked nothing.
+   */
   longestUnavailableMs = 0;
   longestUnavailableWhere = '';
   private downSince = new Map<string, number>();
+  private lastFailedAt = new Map<string, number>();
   readonly started = Date.now();
 
   /** Sorts one HTTP answer; `refusals` are the 4xx the protocol defines for this call's situation. */
@@ -75,11 +80,14 @@ export class Observer {
     if (outcome === 'unexpected') this.unexpected.push({ at: now - this.started, driver, what, status, detail });
     if (outcome === 'unavailable' || outcome === 'unexpected') {
       if (!this.downSince.has(driver)) this.downSince.set(driver, startedAt);
+      this.lastFailedAt.set(driver, now);
     } else {
       const since = this.downSince.get(driver) ?? startedAt;
+      const until = Math.min(now, (this.lastFailedAt.get(driver) ?? now) + (now - startedAt));
       this.downSince.delete(driver);
-      if (now - since > this.longestUnavailableMs) {
-        this.longestUnavailableMs = now - since;
+      this.lastFailedAt.delete(driver);
+      if (until - since > this.longestUnavailableMs) {
+        this.longestUnavailableMs = until - since;
         this.longestUnavailableWhere = `${driver} from ${((since - this.started) / 1000).toFixed(1)} s`;
       }
     }
