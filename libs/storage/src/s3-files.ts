@@ -99,15 +99,15 @@ export class S3Files implements TableFiles {
     }
   }
 
-  async copy(from: string, to: string): Promise<FileInfo> {
+  /** The copy's own answer carries its entity tag: no request to read it back. */
+  async copy(from: string, to: string): Promise<{ eTag?: string }> {
     const source = parseS3Uri(from);
     const target = parseS3Uri(to);
     try {
       const copied = await this.client.send(
         new CopyObjectCommand({ Bucket: target.bucket, Key: target.key, CopySource: `${source.bucket}/${encodeURIComponent(source.key).replace(/%2F/g, '/')}` }),
       );
-      const info = await this.head(to);
-      return { size: info?.size ?? 0, eTag: copied.CopyObjectResult?.ETag ?? info?.eTag, modifiedMillis: info?.modifiedMillis ?? Date.now() };
+      return { eTag: copied.CopyObjectResult?.ETag ?? (await this.head(to))?.eTag };
     } catch (e) {
       if (e instanceof StorageUnavailableError) throw e;
       throw unavailable(e, `copying ${from} to ${to}`);

@@ -26,8 +26,11 @@ export interface TableFiles {
   readTail(location: string, length: number): Promise<{ bytes: Buffer; info: FileInfo } | undefined>;
   head(location: string): Promise<FileInfo | undefined>;
   write(location: string, bytes: Uint8Array): Promise<void>;
-  /** Copies one file to another name (a server-side copy on object stores); answers the copy's info. */
-  copy(from: string, to: string): Promise<FileInfo>;
+  /**
+   * Copies one file to another name (a server-side copy on object stores); answers the copy's entity
+   * tag where the store gives one.
+   */
+  copy(from: string, to: string): Promise<{ eTag?: string }>;
   /** The files directly inside a directory (no deeper); empty when it does not exist. */
   list(directory: string): Promise<ListedFile[]>;
   remove(location: string): Promise<void>;

@@ -60,9 +60,9 @@ describe.each([
     expect(await files.readTail(`${root}/t.lance/missing`, 4)).toBeUndefined();
   });
 
-  it('copies a file to another name, answering the copy', async () => {
-    const copied = await files.copy(`${root}/t.lance/a.bin`, `${root}/t.lance/_versions/b.bin`);
-    expect(copied.size).toBe(10);
+  it('copies a file to another name', async () => {
+    await files.copy(`${root}/t.lance/a.bin`, `${root}/t.lance/_versions/b.bin`);
+    expect((await files.head(`${root}/t.lance/_versions/b.bin`))?.size).toBe(10);
     expect((await files.read(`${root}/t.lance/_versions/b.bin`))!.toString()).toBe('0123456789');
   });
 
