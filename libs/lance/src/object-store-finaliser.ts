@@ -49,10 +49,7 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     const deadline = Date.now() + this.publishWaitMs;
     for (;;) {
       try {
-        await this.copyChecked(manifest.staging, manifest.path, manifest.eTag, tableLocation);
-        this.confirm(manifest.path, manifest.staging);
-        await this.removeStaging(manifest).catch(() => undefined);
-        return;
+        return await this.place(manifest, tableLocation);
       } catch (e) {
         if (!(e instanceof StorageUnavailableError)) {
           this.onError(`the final manifest ${manifest.path} was not made: ${(e as Error).message}`);
@@ -71,13 +68,18 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
   private retryInBackground(manifest: FinalisedManifest, tableLocation: string): void {
     const until = Date.now() + this.backgroundRetryMs;
     const attempt = () =>
-      this.copyChecked(manifest.staging, manifest.path, manifest.eTag, tableLocation)
-        .then(() => (this.confirm(manifest.path, manifest.staging), this.removeStaging(manifest)))
-        .catch((e) => {
-          if (e instanceof StorageUnavailableError && Date.now() < until) setTimeout(attempt, 5000).unref();
-          else this.onError(`the final manifest ${manifest.path} was not made: ${(e as Error).message}`);
-        });
+      this.place(manifest, tableLocation).catch((e) => {
+        if (e instanceof StorageUnavailableError && Date.now() < until) setTimeout(attempt, 5000).unref();
+        else this.onError(`the final manifest ${manifest.path} was not made: ${(e as Error).message}`);
+      });
     setTimeout(attempt, 5000).unref();
+  }
+
+  /** The copy to the final name, remembered; the staging manifest is then no longer needed. */
+  private async place(manifest: FinalisedManifest, tableLocation: string): Promise<void> {
+    await this.copyChecked(manifest.staging, manifest.path, manifest.eTag, tableLocation);
+    this.confirm(manifest.path, manifest.staging);
+    await this.removeStaging(manifest).catch(() => undefined);
   }
 
   /** Publishing removes the staging manifest once its copy is in place. */
