@@ -16,6 +16,7 @@ import { ArrowBody, DataPlane, DataPlaneKind, DataPlaneOp, DataPlaneResult, Data
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { retryingConflicts } from './conflict-retry';
 import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-handoff';
 import { HnswSearch } from './hnsw-search';
 import { dataPlaneError, lanceInputError } from './lance-errors';
@@ -155,7 +156,12 @@ export class DataService {
     } else {
       const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
       const mode = req.mode === 'Overwrite' ? 'overwrite' : 'append';
-      const added = await withIpcFile(req.data, (file) => this.write(ctx, { kind: 'insert', table: this.ref(ctx, table), mode, file }, expected, 'inserting failed'));
+      const added = await withIpcFile(req.data, (file) =>
+        retryingConflicts(
+          () => this.write(ctx, { kind: 'insert', table: this.ref(ctx, table), mode, file }, expected, 'inserting failed'),
+          () => expected.recorded !== undefined || expected.riding,
+        ),
+      );
       written = await this.recorded(ctx, req.id, expected, added.version, table.branch);
     }
     return { transaction_id: written.transactionId, num_inserted_rows: rows, version: written.version };

@@ -1,0 +1,37 @@
+import { CatalogError, ErrorCode } from '@app/catalog';
+
+/** How an insert that lost every commit race Lance ran is tried again. */
+export interface ConflictRetry {
+  /** Attempts in all, the first included. */
+  attempts: number;
+  /** No attempt starts this long after the first one did. */
+  withinMs: number;
+  /** The pause before the second attempt; it doubles after each, with jitter. */
+  firstPauseMs: number;
+}
+
+export const INSERT_CONFLICT_RETRY: ConflictRetry = { attempts: 3, withinMs: 20_000, firstPauseMs: 200 };
+
+/**
+ * Runs `write` again while it ends in a commit conflict (409 code 14) that committed nothing.
+ * An insert does not depend on what it read of the table, so when Lance spent its own retries
+ * against other writers (two inserters and a compaction, all slowed by an outage) the same rows
+ * written again are exactly what the caller asked for; answering "retry" would only make every
+ * client do it. `committed` says whether some attempt's commit was recorded after all, in which
+ * case the conflict is the answer.
+ */
+export async function retryingConflicts<T>(write: () => Promise<T>, committed: () => boolean, retry: ConflictRetry = INSERT_CONFLICT_RETRY): Promise<T> {
+  const started = Date.now();
+  let pause = retry.firstPauseMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (e) {
+      const conflict = e instanceof CatalogError && e.code === ErrorCode.ConcurrentModification;
+      const wait = pause * (0.5 + Math.random());
+      if (!conflict || committed() || attempt >= retry.attempts || Date.now() + wait - started >= retry.withinMs) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+      pause *= 2;
+    }
+  }
+}
