@@ -23,6 +23,8 @@ export interface FinalisedManifest {
    * offers no put-if-absent copy): `publish` makes it once the version is recorded.
    */
   deferred?: { tableLocation: string };
+  /** The whole staging manifest as checked, when one read held it: `publish` writes these bytes rather than copying. */
+  checkedBytes?: Buffer;
 }
 
 /**

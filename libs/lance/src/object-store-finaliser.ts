@@ -41,7 +41,7 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     if (!stagingInfo) {
       throw invalidInput(`staging manifest '${stagingStorePath}' does not exist`, 'Write the staging manifest before creating the version.');
     }
-    return { path: final, staging, size: stagingInfo.size, eTag: stagingInfo.eTag, created: false, deferred: { tableLocation } };
+    return { path: final, staging, size: stagingInfo.size, eTag: stagingInfo.eTag, created: false, deferred: { tableLocation }, checkedBytes: stagingInfo.bytes };
   }
 
   async publish(manifest: FinalisedManifest): Promise<void> {
@@ -75,9 +75,15 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     setTimeout(attempt, 5000).unref();
   }
 
-  /** The copy to the final name, remembered; the staging manifest is then no longer needed. */
+  /**
+   * The final manifest made, remembered; the staging manifest is then no longer needed. The bytes
+   * checked before the record, when one read held them all, are written as they are: they are the
+   * staging object the record names (same read, same entity tag), and a copy would make the store
+   * read them again.
+   */
   private async place(manifest: FinalisedManifest, tableLocation: string): Promise<void> {
-    await this.copyChecked(manifest.staging, manifest.path, manifest.eTag, tableLocation);
+    if (manifest.checkedBytes) await this.warehouse.files.write(manifest.path, manifest.checkedBytes);
+    else await this.copyChecked(manifest.staging, manifest.path, manifest.eTag, tableLocation);
     this.confirm(manifest.path, manifest.staging);
     await this.removeStaging(manifest).catch(() => undefined);
   }

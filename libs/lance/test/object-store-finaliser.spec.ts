@@ -128,6 +128,8 @@ describe('the object-store manifest finaliser on Swift', () => {
 
   const foreign = manifestFile({ fragments: [{ files: [{ path: 'a.lance', baseId: 0 }] }], basePaths: [{ id: 0, path: 's3://finaliser/wh/default/other.lance' }] });
   const own = manifestFile({ fragments: [{ files: [{ path: 'a.lance', baseId: 0 }] }], basePaths: [{ id: 0, path: `${table}/tree/dev` }] });
+  // Past the 64 KiB the check reads first: its bytes are not kept, and its final manifest is a copy.
+  const large = manifestFile({ fragments: Array.from({ length: 1500 }, (_, i) => ({ files: [{ path: `data/${i}-${'x'.repeat(48)}.lance` }] })) });
 
   it('refuses a manifest that reads another table before copying it', async () => {
     const final = `${table}/_versions/${finalName(4)}`;
@@ -139,20 +141,46 @@ describe('the object-store manifest finaliser on Swift', () => {
     expect(await warehouse.files.head(final)).toBeUndefined();
   });
 
-  it('reads a staging manifest once and copies it, with no request beside the read and the copy', async () => {
+  /** The finaliser over the warehouse's files, each read, head and copy it asks for listed. */
+  function counting(): { finaliser: ObjectStoreManifestFinaliser; requests: string[] } {
+    const files = warehouse.files;
+    const requests: string[] = [];
+    const counted: TableFiles = Object.assign(Object.create(files), {
+      readTail: (location: string, length: number) => (requests.push(`read ${location}`), files.readTail(location, length)),
+      head: (location: string) => (requests.push(`head ${location}`), files.head(location)),
+      copy: (from: string, to: string) => (requests.push(`copy ${from}`), files.copy(from, to)),
+    });
+    return { finaliser: new ObjectStoreManifestFinaliser(Object.assign(Object.create(warehouse), { files: counted }) as Warehouse), requests };
+  }
+
+  it('reads a staging manifest once and writes the bytes it checked, with no request beside the read and the write', async () => {
     const final = `${table}/_versions/${finalName(7)}`;
     const staging = await staged(7, own);
-    const files = warehouse.files;
-    const reads: string[] = [];
-    const counted: TableFiles = Object.assign(Object.create(files), {
-      readTail: (location: string, length: number) => (reads.push(location), files.readTail(location, length)),
-      head: (location: string) => (reads.push(`head ${location}`), files.head(location)),
-    });
-    const finaliser = new ObjectStoreManifestFinaliser(Object.assign(Object.create(warehouse), { files: counted }) as Warehouse);
+    const { finaliser, requests } = counting();
+    await finaliser.publish(await finaliser.finalise(storePath(staging), storePath(final), 'synced', table));
+    expect(requests).toEqual([`read ${staging}`]);
+    expect((await warehouse.files.read(final))!.equals(own)).toBe(true);
+    expect(await warehouse.files.head(staging)).toBeUndefined();
+  });
+
+  it('copies a staging manifest larger than one read, with no request beside its reads and the copy', async () => {
+    const final = `${table}/_versions/${finalName(10)}`;
+    const staging = await staged(10, large);
+    const { finaliser, requests } = counting();
     await finaliser.publish(await finaliser.finalise(storePath(staging), storePath(final), 'synced', table));
     // The copy's answer carries its tag, the checked one: no second read of either name.
-    expect(reads).toEqual([staging]);
-    expect((await files.read(final))!.equals(own)).toBe(true);
+    expect(requests).toEqual([`read ${staging}`, `read ${staging}`, `copy ${staging}`]);
+    expect((await warehouse.files.read(final))!.equals(large)).toBe(true);
+  });
+
+  it('writes what it checked when the staging manifest is replaced after its check', async () => {
+    const final = `${table}/_versions/${finalName(11)}`;
+    const staging = await staged(11, own);
+    const finaliser = new ObjectStoreManifestFinaliser(warehouse);
+    const checked = await finaliser.finalise(storePath(staging), storePath(final), 'synced', table);
+    await warehouse.files.write(staging, foreign);
+    await finaliser.publish(checked);
+    expect((await warehouse.files.read(final))!.equals(own)).toBe(true);
   });
 
   it('reads and checks the tail of a staging manifest uploaded in parts', async () => {
@@ -169,9 +197,9 @@ describe('the object-store manifest finaliser on Swift', () => {
     expect((await warehouse.files.read(final))!.equals(own)).toBe(true);
   });
 
-  it('removes the copy when the staging object was replaced between its check and its copy, and never serves it', async () => {
+  it('removes the copy when a staging manifest larger than one read was replaced between its check and its copy, and never serves it', async () => {
     const final = `${table}/_versions/${finalName(6)}`;
-    const staging = await staged(6, own);
+    const staging = await staged(6, large);
     const errors: string[] = [];
     const finaliser = new ObjectStoreManifestFinaliser(warehouse, (m) => errors.push(m));
     const checked = await finaliser.finalise(storePath(staging), storePath(final), 'synced', table);
