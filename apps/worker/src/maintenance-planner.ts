@@ -15,16 +15,19 @@ const SWEEP_RATE = 50;
 
 /**
  * Asks for maintenance jobs with no call from the client. It follows the event log: a table line
- * that received commits is looked at once the commits have paused for MAINTENANCE_PLAN_DELAY_MS
- * (MaintenanceService.evaluate: versions whose manifests a client removed are recorded, then the
- * job the policy in force calls for is requested). A sweep at start and every
+ * that received commits is looked at once the commits have paused for MAINTENANCE_PLAN_DELAY_MS,
+ * or MAINTENANCE_PLAN_MAX_DELAY_MS after the first of them when they never pause, since a table
+ * with steady writers would otherwise wait for the sweep (MaintenanceService.evaluate: versions
+ * whose manifests a client removed are recorded, then the job the policy in force calls for is
+ * requested). A sweep at start and every
  * MAINTENANCE_SWEEP_SECONDS looks at every managed table, so nothing depends on an event a
  * stopped worker missed. Every worker runs one; the catalog takes one job per line at a time.
  */
 @Injectable()
 export class MaintenancePlanner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('maintenance-planner');
-  private readonly due = new Map<string, { database: string; id: ObjectId; branch?: string; at: number }>();
+  /** Lines to look at: when, and when the first commit not looked at yet came. */
+  private readonly due = new Map<string, { database: string; id: ObjectId; branch?: string; at: number; since: number }>();
   private readonly databases = new Set<string>();
   private subscription?: Subscription;
   private timer?: NodeJS.Timeout;
@@ -49,7 +52,7 @@ export class MaintenancePlanner implements OnApplicationBootstrap, OnApplication
       const data = event.data as { table?: ObjectId; branch?: string };
       // The log before this start is the sweep's to look at.
       if (!COMMITS.has(event.type) || !data.table || event.created.getTime() < this.started) return;
-      this.mark(database, data.table, data.branch, Date.now() + this.config.maintenance.planDelayMs);
+      this.markCommitted(database, data.table, data.branch);
     });
     this.timer = setInterval(() => void this.tick(), Math.max(200, Math.min(1000, this.config.maintenance.planDelayMs)));
     this.sweepTimer = setInterval(() => void this.sweep(), this.config.maintenance.sweepSeconds * 1000);
@@ -57,9 +60,18 @@ export class MaintenancePlanner implements OnApplicationBootstrap, OnApplication
     setTimeout(() => void this.sweep(), this.config.maintenance.planDelayMs).unref();
   }
 
-  private mark(database: string, id: ObjectId, branch: string | undefined, at: number): void {
-    const key = [database, ...id, '\u0000', branch ?? ''].join('\u0001');
-    this.due.set(key, { database, id, branch, at });
+  /** Another commit on a line: looked at once commits pause, but no later than the longest delay after the first. */
+  private markCommitted(database: string, id: ObjectId, branch: string | undefined): void {
+    const now = Date.now();
+    const { planDelayMs, planMaxDelayMs } = this.config.maintenance;
+    const since = this.due.get(lineKey(database, id, branch))?.since ?? now;
+    this.due.set(lineKey(database, id, branch), { database, id, branch, since, at: Math.min(now + planDelayMs, since + planMaxDelayMs) });
+  }
+
+  /** A line the sweep looks at, unless a commit already has it looked at sooner. */
+  private markSwept(database: string, id: ObjectId, branch: string | undefined, at: number): void {
+    const due = this.due.get(lineKey(database, id, branch));
+    if (!due || due.at > at) this.due.set(lineKey(database, id, branch), { database, id, branch, since: due?.since ?? at, at });
   }
 
   private async tick(): Promise<void> {
@@ -89,7 +101,7 @@ export class MaintenancePlanner implements OnApplicationBootstrap, OnApplication
       const view = await this.projections.current(database).then((p) => p.state, () => undefined);
       if (!view) continue;
       for (const [id, branches] of linesOf(view)) {
-        for (const branch of branches) this.mark(database, id, branch, (at += 1000 / SWEEP_RATE));
+        for (const branch of branches) this.markSwept(database, id, branch, (at += 1000 / SWEEP_RATE));
       }
     }
   }
@@ -101,6 +113,8 @@ export class MaintenancePlanner implements OnApplicationBootstrap, OnApplication
     await this.subscription?.close();
   }
 }
+
+const lineKey = (database: string, id: ObjectId, branch: string | undefined) => [database, ...id, '\u0000', branch ?? ''].join('\u0001');
 
 /** Every managed table with data, with its lines (undefined: main). */
 function* linesOf(view: CatalogView, namespace: ObjectId = []): Generator<[ObjectId, Array<string | undefined>]> {

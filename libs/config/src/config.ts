@@ -70,6 +70,7 @@ const schema = z.object({
   TRANSACTION_MEMORY_SECONDS: int('TRANSACTION_MEMORY_SECONDS', 86_400, 0, 100 * 365 * 86_400),
   MAINTENANCE_PLANNER: bool('MAINTENANCE_PLANNER', true),
   MAINTENANCE_PLAN_DELAY_MS: int('MAINTENANCE_PLAN_DELAY_MS', 2000, 0, 3_600_000),
+  MAINTENANCE_PLAN_MAX_DELAY_MS: int('MAINTENANCE_PLAN_MAX_DELAY_MS', 30_000, 0, 3_600_000),
   MAINTENANCE_SWEEP_SECONDS: int('MAINTENANCE_SWEEP_SECONDS', 600, 1, 86_400 * 7),
   MAINTENANCE_COMPACT: bool('MAINTENANCE_COMPACT', true),
   MAINTENANCE_COMPACT_MAX_FRAGMENTS: int('MAINTENANCE_COMPACT_MAX_FRAGMENTS', 64, 1, 1_000_000_000),
@@ -165,6 +166,8 @@ export interface AppConfig {
   maintenance: {
     planner: boolean;
     planDelayMs: number;
+    /** The longest a line with commits waits to be looked at, however steadily they come. */
+    planMaxDelayMs: number;
     sweepSeconds: number;
     expiryMarginMs: number;
     defaults: MaintenancePolicyDefaults;
@@ -239,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     maintenance: {
       planner: c.MAINTENANCE_PLANNER,
       planDelayMs: c.MAINTENANCE_PLAN_DELAY_MS,
+      planMaxDelayMs: c.MAINTENANCE_PLAN_MAX_DELAY_MS,
       sweepSeconds: c.MAINTENANCE_SWEEP_SECONDS,
       expiryMarginMs: c.MAINTENANCE_EXPIRY_MARGIN_SECONDS * 1000,
       defaults: {
