@@ -31,14 +31,23 @@ const INDEXES = [
   { column: 'labels', index_type: 'LABEL_LIST' },
 ];
 
-/** Index builds requested now and then: each is a transaction the workers must end. */
+/** How many index names the builds take in turn: a table keeps a few indexes, as a real one does. */
+const INDEX_NAMES = 6;
+
+/**
+ * Index builds requested now and then: each is a transaction the workers must end. A name comes
+ * round again once the index made under it is dropped (DropTableIndex); a drop that could not be
+ * made leaves the name taken, which the next build is refused (409 code 7).
+ */
 export async function buildIndexes(ctx: LoadContext, tables: string[], everyMs: number): Promise<void> {
   for (let n = 0; ctx.running(); n++) {
     const table = tables[n % tables.length];
     const spec = INDEXES[n % INDEXES.length];
-    const requested = await call(ctx, 'indexes', 'create_scalar_index', `${tablePath(table)}/create_scalar_index`, { ...spec, name: `ix${n}` });
+    const name = `ix${n % INDEX_NAMES}`;
+    if (n >= INDEX_NAMES) await call(ctx, 'indexes', 'drop_index', `${tablePath(table)}/index/${name}/drop`, {}, [{ status: 404, code: 6 }]);
+    const requested = await call(ctx, 'indexes', 'create_scalar_index', `${tablePath(table)}/create_scalar_index`, { ...spec, name }, [{ status: 409, code: 7 }]);
     if (requested.outcome === 'success') {
-      ctx.ledger.transactions.push({ id: requested.reply!.body.transaction_id, what: `${spec.index_type} ix${n} on ${table}` });
+      ctx.ledger.transactions.push({ id: requested.reply!.body.transaction_id, what: `${spec.index_type} ${name} (${n}) on ${table}` });
       ctx.obs.ack();
     }
     await sleep(everyMs);
