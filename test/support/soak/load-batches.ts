@@ -55,7 +55,8 @@ export async function raceBatches(ctx: LoadContext, shared: string): Promise<voi
       version++;
       continue;
     }
-    const listed = await call(ctx, driver, 'version/list', `${tablePath(shared)}/version/list?descending=true&limit=1`, {});
+    // The first writer's client asks: one client, so its time without a success spans its listing too.
+    const listed = await call(ctx, `${driver}:0`, 'version/list', `${tablePath(shared)}/version/list?descending=true&limit=1`, {});
     const latest = listed.reply?.status === 200 ? Math.max(0, ...(listed.reply.body.versions ?? []).map((v: { version: number }) => v.version)) : undefined;
     if (latest !== undefined) version = latest + 1;
     await sleep(100);

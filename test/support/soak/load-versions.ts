@@ -40,7 +40,8 @@ export async function raceVersions(ctx: LoadContext, table: string): Promise<voi
     }
     // No acknowledged winner: a fault took the answer, or a copy a killed replica left unrecorded
     // holds the version for a moment. What the catalog lists says which version is next.
-    const listed = await call(ctx, driver, 'version/list', `${tablePath(table)}/version/list?descending=true&limit=1`, {});
+    // The first writer's client asks: one client, so its time without a success spans its listing too.
+    const listed = await call(ctx, `${driver}:0`, 'version/list', `${tablePath(table)}/version/list?descending=true&limit=1`, {});
     const latest = listed.reply?.status === 200 ? Math.max(0, ...(listed.reply.body.versions ?? []).map((v: { version: number }) => v.version)) : undefined;
     if (latest !== undefined) version = latest + 1;
     await sleep(100);
