@@ -1,6 +1,6 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
 
-/** How an insert that lost every commit race Lance ran is tried again. */
+/** How a write that lost every commit race Lance ran is tried again. */
 export interface ConflictRetry {
   /** Attempts in all, the first included. */
   attempts: number;
@@ -13,11 +13,11 @@ export interface ConflictRetry {
 export const INSERT_CONFLICT_RETRY: ConflictRetry = { attempts: 3, withinMs: 20_000, firstPauseMs: 200 };
 
 /**
- * Runs `write` again while it ends in a commit conflict (409 code 14) that committed nothing.
- * An insert does not depend on what it read of the table, so when Lance spent its own retries
- * against other writers (two inserters and a compaction, all slowed by an outage) the same rows
- * written again are exactly what the caller asked for; answering "retry" would only make every
- * client do it. `committed` says whether some attempt's commit was recorded after all, in which
+ * Runs `write` again while it ends in a commit conflict (409 code 14) that committed nothing, for
+ * writes that do not depend on what they read of the table (an insert's rows, an index dropped by
+ * name): when Lance spent its own retries against other writers (two inserters and a compaction,
+ * all slowed by an outage) the same write made again is exactly what the caller asked for, and
+ * answering "retry" would only make every client do it. `committed` says whether some attempt's commit was recorded after all, in which
  * case the conflict is the answer.
  */
 export async function retryingConflicts<T>(write: () => Promise<T>, committed: () => boolean, retry: ConflictRetry = INSERT_CONFLICT_RETRY): Promise<T> {

@@ -25,6 +25,7 @@ import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataService } from './data-service';
 import { IndexQueue } from './transaction-job-queue.port';
 import { lanceInputError } from './lance-errors';
+import { retryingConflicts } from './conflict-retry';
 import { RequestContext } from './request-context';
 import { queueTransactionWork } from './queued-work';
 import { recordTransactionStatus } from './transaction-status';
@@ -152,15 +153,20 @@ export class IndexService {
     const table = await this.data.table(ctx, id, undefined, branch);
     let built = false;
     if (!(await this.data.isOnlyDeclared(table))) {
-      built = await this.data.use(ctx, table, 'write', async (dataset) => {
-        try {
-          const found = (await dataset.listIndices()).some((i) => i.name === name);
-          if (found) await dataset.dropIndex(name);
-          return found;
-        } catch (e) {
-          throw lanceInputError(e, 'dropping the index failed');
-        }
-      });
+      // Dropping depends on nothing read but the name: a drop that lost its commit races (to a compaction, say) is made again.
+      built = await retryingConflicts(
+        () =>
+          this.data.use(ctx, table, 'write', async (dataset) => {
+            try {
+              const found = (await dataset.listIndices()).some((i) => i.name === name);
+              if (found) await dataset.dropIndex(name);
+              return found;
+            } catch (e) {
+              throw lanceInputError(e, 'dropping the index failed');
+            }
+          }),
+        () => false,
+      );
     }
     if (!built && !table.indexes.has(name)) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist`);
     if (table.indexes.get(name)?.indexType === 'HNSW') await removeHnsw(this.data.files, lineLocation(table), name);
