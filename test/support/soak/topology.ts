@@ -117,7 +117,8 @@ export class Cluster {
   async killAndRestart(node: Node): Promise<void> {
     this.killing.get(node.server)!.by = true;
     await node.server.kill9();
-    this.pastOutput.push(`${node.name} before SIGKILL:\n${node.server.output().slice(-200_000)}`);
+    // Enough of a minute of a busy replica that an unexpected answer it gave is still there.
+    this.pastOutput.push(`${node.name} before SIGKILL:\n${node.server.output().slice(-4_000_000)}`);
     const again = await this.launch(node.name, node.role, node.port, node.dataDir);
     node.server = again.server;
   }
