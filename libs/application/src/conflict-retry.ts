@@ -17,8 +17,11 @@ export const INSERT_CONFLICT_RETRY: ConflictRetry = { attempts: 3, withinMs: 20_
  * writes that do not depend on what they read of the table (an insert's rows, an index dropped by
  * name): when Lance spent its own retries against other writers (two inserters and a compaction,
  * all slowed by an outage) the same write made again is exactly what the caller asked for, and
- * answering "retry" would only make every client do it. `committed` says whether some attempt's commit was recorded after all, in which
- * case the conflict is the answer.
+ * answering "retry" would only make every client do it. Once the attempts or the time are spent
+ * the answer is 503 code 17: nothing in the request conflicts with anything, the table's commits
+ * could not get through for now, and nothing was written, so the same request later is safe.
+ * `committed` says whether some attempt's commit was recorded after all, in which case the
+ * conflict is the answer.
  */
 export async function retryingConflicts<T>(write: () => Promise<T>, committed: () => boolean, retry: ConflictRetry = INSERT_CONFLICT_RETRY): Promise<T> {
   const started = Date.now();
@@ -27,11 +30,21 @@ export async function retryingConflicts<T>(write: () => Promise<T>, committed: (
     try {
       return await write();
     } catch (e) {
-      const conflict = e instanceof CatalogError && e.code === ErrorCode.ConcurrentModification;
+      if (!(e instanceof CatalogError) || e.code !== ErrorCode.ConcurrentModification || committed()) throw e;
       const wait = pause * (0.5 + Math.random());
-      if (!conflict || committed() || attempt >= retry.attempts || Date.now() + wait - started >= retry.withinMs) throw e;
+      if (attempt >= retry.attempts || Date.now() + wait - started >= retry.withinMs) throw spent(e, attempt, Date.now() - started);
       await new Promise((r) => setTimeout(r, wait));
       pause *= 2;
     }
   }
+}
+
+function spent(conflict: CatalogError, attempts: number, ms: number): CatalogError {
+  const what = conflict.message.split(': ')[0];
+  return new CatalogError(
+    ErrorCode.ServiceUnavailable,
+    `${what}: other writers kept changing the table (${attempts} attempt${attempts > 1 ? 's' : ''} over ${Math.round(ms / 1000)} s); nothing was written, retry later`,
+    undefined,
+    conflict.internal,
+  );
 }

@@ -21,16 +21,20 @@ describe('an insert that lost its commit races', () => {
     await expect(retryingConflicts(w.write, () => false, quick)).resolves.toBe(3);
   });
 
-  it('gives the conflict back once its attempts are spent', async () => {
+  it('answers "unavailable, retry later" once its attempts are spent, having written nothing', async () => {
     const w = failing([conflict(), conflict(), conflict(), conflict()]);
-    await expect(retryingConflicts(w.write, () => false, quick)).rejects.toMatchObject({ code: ErrorCode.ConcurrentModification });
+    await expect(retryingConflicts(w.write, () => false, quick)).rejects.toMatchObject({
+      code: ErrorCode.ServiceUnavailable,
+      message: expect.stringMatching(/^inserting failed: other writers kept changing the table \(3 attempts over \d+ s\); nothing was written, retry later$/),
+    });
     expect(w.calls()).toBe(3);
   });
 
   it('is not tried again after its time is spent', async () => {
     const w = failing([conflict(), conflict()]);
     await expect(retryingConflicts(w.write, () => false, { attempts: 5, withinMs: 1, firstPauseMs: 50 })).rejects.toMatchObject({
-      code: ErrorCode.ConcurrentModification,
+      code: ErrorCode.ServiceUnavailable,
+      message: expect.stringContaining('(1 attempt over 0 s)'),
     });
     expect(w.calls()).toBe(1);
   });
