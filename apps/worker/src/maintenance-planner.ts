@@ -64,14 +64,16 @@ export class MaintenancePlanner implements OnApplicationBootstrap, OnApplication
   private markCommitted(database: string, id: ObjectId, branch: string | undefined): void {
     const now = Date.now();
     const { planDelayMs, planMaxDelayMs } = this.config.maintenance;
-    const since = this.due.get(lineKey(database, id, branch))?.since ?? now;
-    this.due.set(lineKey(database, id, branch), { database, id, branch, since, at: Math.min(now + planDelayMs, since + planMaxDelayMs) });
+    const key = lineKey(database, id, branch);
+    const since = this.due.get(key)?.since ?? now;
+    this.due.set(key, { database, id, branch, since, at: Math.min(now + planDelayMs, since + planMaxDelayMs) });
   }
 
   /** A line the sweep looks at, unless a commit already has it looked at sooner. */
   private markSwept(database: string, id: ObjectId, branch: string | undefined, at: number): void {
-    const due = this.due.get(lineKey(database, id, branch));
-    if (!due || due.at > at) this.due.set(lineKey(database, id, branch), { database, id, branch, since: due?.since ?? at, at });
+    const key = lineKey(database, id, branch);
+    const due = this.due.get(key);
+    if (!due || due.at > at) this.due.set(key, { database, id, branch, since: due?.since ?? at, at });
   }
 
   private async tick(): Promise<void> {

@@ -156,9 +156,11 @@ export class DataService {
     } else {
       const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
       const mode = req.mode === 'Overwrite' ? 'overwrite' : 'append';
+      const what = 'inserting failed';
       const added = await withIpcFile(req.data, (file) =>
         retryingConflicts(
-          () => this.write(ctx, { kind: 'insert', table: this.ref(ctx, table), mode, file }, expected, 'inserting failed'),
+          what,
+          () => this.write(ctx, { kind: 'insert', table: this.ref(ctx, table), mode, file }, expected, what),
           () => expected.recorded !== undefined || expected.riding,
         ),
       );

@@ -155,6 +155,7 @@ export class IndexService {
     if (!(await this.data.isOnlyDeclared(table))) {
       // Dropping depends on nothing read but the name: a drop that lost its commit races (to a compaction, say) is made again.
       built = await retryingConflicts(
+        'dropping the index failed',
         () =>
           this.data.use(ctx, table, 'write', async (dataset) => {
             try {

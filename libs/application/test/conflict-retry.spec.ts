@@ -18,12 +18,12 @@ function failing(errors: Error[]) {
 describe('an insert that lost its commit races', () => {
   it('is written again, and answered by the attempt that committed', async () => {
     const w = failing([conflict(), conflict()]);
-    await expect(retryingConflicts(w.write, () => false, quick)).resolves.toBe(3);
+    await expect(retryingConflicts('inserting failed', w.write, () => false, quick)).resolves.toBe(3);
   });
 
   it('answers "unavailable, retry later" once its attempts are spent, having written nothing', async () => {
     const w = failing([conflict(), conflict(), conflict(), conflict()]);
-    await expect(retryingConflicts(w.write, () => false, quick)).rejects.toMatchObject({
+    await expect(retryingConflicts('inserting failed', w.write, () => false, quick)).rejects.toMatchObject({
       code: ErrorCode.ServiceUnavailable,
       message: expect.stringMatching(/^inserting failed: other writers kept changing the table \(3 attempts over \d+ s\); nothing was written, retry later$/),
     });
@@ -32,7 +32,7 @@ describe('an insert that lost its commit races', () => {
 
   it('is not tried again after its time is spent', async () => {
     const w = failing([conflict(), conflict()]);
-    await expect(retryingConflicts(w.write, () => false, { attempts: 5, withinMs: 1, firstPauseMs: 50 })).rejects.toMatchObject({
+    await expect(retryingConflicts('inserting failed', w.write, () => false, { attempts: 5, withinMs: 1, firstPauseMs: 50 })).rejects.toMatchObject({
       code: ErrorCode.ServiceUnavailable,
       message: expect.stringContaining('(1 attempt over 0 s)'),
     });
@@ -41,14 +41,14 @@ describe('an insert that lost its commit races', () => {
 
   it('is not written twice when a commit of it was recorded after all', async () => {
     const w = failing([conflict()]);
-    await expect(retryingConflicts(w.write, () => true, quick)).rejects.toMatchObject({ code: ErrorCode.ConcurrentModification });
+    await expect(retryingConflicts('inserting failed', w.write, () => true, quick)).rejects.toMatchObject({ code: ErrorCode.ConcurrentModification });
     expect(w.calls()).toBe(1);
   });
 
   it('gives any other failure back at once', async () => {
     for (const error of [new CatalogError(ErrorCode.ServiceUnavailable, 'retry later'), new CatalogError(ErrorCode.InvalidInput, 'bad rows'), new Error('crashed')]) {
       const w = failing([error]);
-      await expect(retryingConflicts(w.write, () => false, quick)).rejects.toBe(error);
+      await expect(retryingConflicts('inserting failed', w.write, () => false, quick)).rejects.toBe(error);
       expect(w.calls()).toBe(1);
     }
   });
