@@ -159,7 +159,10 @@ describe('the lancedb client with the warehouse on S3 (Swift)', () => {
     }
     // What a process killed between recording a version and copying its manifest leaves: the
     // record, and the staging manifest it names, with no final manifest. (Only the newest version of
-    // a table can be left so: a later commit was built on what its client read of it.)
+    // a table can be left so: a later commit was built on what its client read of it.) The
+    // commit's own removal of its staging manifest, made beside its answer, is waited for first.
+    for (const until = Date.now() + 10_000; (await keys(stagings[1])).length && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    expect(await keys(stagings[1])).toEqual([]);
     await put(stagings[1], second);
     await swift.client().send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${key}/_versions/${finalName(2)}` }));
     // Another API process, which never saw this version in place, serves it.

@@ -18,7 +18,7 @@ export { freePort };
 
 /**
  * nginx from Debian's packages in front of the given API replicas, configured like deploy/nginx.conf
- * (round robin, keep-alive upstreams, no body limit of its own: the API enforces BODY_LIMIT).
+ * (fewest requests in flight, keep-alive upstreams, no body limit of its own: the API enforces BODY_LIMIT).
  */
 export async function startNginx(upstreams: string[]): Promise<RunningBalancer> {
   if (spawnSync(NGINX, ['-v']).error) {

@@ -17,13 +17,15 @@ const CONFIRMED_CAPACITY = 100_000;
  *   nothing is written; a commit that loses its version leaves nothing to undo.
  * - After it, the committing process copies and checks the copy before answering, waiting out a
  *   store that is down for up to `publishWaitMs`, then in the background; the staging manifest is
- *   removed once the final one is in place.
+ *   removed once the final one is in place, beside the answer rather than before it.
  * - A process that ended between the record and the copy leaves a recorded version without its
  *   final manifest: whoever serves that version first (`repair`) makes the copy from the record.
  */
 export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
   /** Final manifests known to be in place (`final\0staging`), oldest first. */
   private readonly confirmed = new Set<string>();
+  /** Staging manifests being removed after their final manifests were placed. */
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -85,7 +87,17 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     if (manifest.checkedBytes) await this.warehouse.files.write(manifest.path, manifest.checkedBytes);
     else await this.copyChecked(manifest.staging, manifest.path, manifest.eTag, tableLocation);
     this.confirm(manifest.path, manifest.staging);
-    await this.removeStaging(manifest).catch(() => undefined);
+    // The commit is answered without waiting for it: nothing reads a staging manifest once its
+    // final one is in place, and a removal that fails leaves only an unread object behind.
+    const removal = this.removeStaging(manifest)
+      .catch(() => undefined)
+      .finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
+  }
+
+  /** Resolves once every staging manifest whose removal has started is removed, or failed to be. */
+  async removalsSettled(): Promise<void> {
+    while (this.removals.size) await Promise.all([...this.removals]);
   }
 
   /** Publishing removes the staging manifest once its copy is in place. */

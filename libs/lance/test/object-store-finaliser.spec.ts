@@ -67,6 +67,7 @@ describe('the object-store manifest finaliser on Swift', () => {
     await loser.discard(losing, true);
     await winner.publish(winning);
     expect((await warehouse.files.read(final))!.equals(winnerBytes)).toBe(true);
+    await winner.removalsSettled();
     expect(await warehouse.files.head(winnerStaging)).toBeUndefined();
     expect(await warehouse.files.head(loserStaging)).toBeDefined();
   });
@@ -160,6 +161,7 @@ describe('the object-store manifest finaliser on Swift', () => {
     await finaliser.publish(await finaliser.finalise(storePath(staging), storePath(final), 'synced', table));
     expect(requests).toEqual([`read ${staging}`]);
     expect((await warehouse.files.read(final))!.equals(own)).toBe(true);
+    await finaliser.removalsSettled();
     expect(await warehouse.files.head(staging)).toBeUndefined();
   });
 

@@ -5,16 +5,18 @@ import { LoadContext, call, finalName, sleep, tablePath } from './context';
 const CONFLICT = [{ status: 409, code: 14 }];
 
 /**
- * Two writers race for each version of a shared table, as two clients of managed versioning do:
- * each stages its own manifest in the bucket and calls version/create through the balancer. The
- * loser's 409 code 14 is the protocol's refusal; a 200 is an acknowledged commit of those bytes.
+ * Writers of a shared table, as clients of managed versioning: each stages its own manifest in the
+ * bucket and calls version/create through the balancer. Every other version two of them race for
+ * it; the one between has one writer, as most commits of a table do. The loser's 409 code 14 is the
+ * protocol's refusal; a 200 is an acknowledged commit of those bytes.
  */
 export async function raceVersions(ctx: LoadContext, table: string): Promise<void> {
   const key = ctx.keys.get(table)!;
   const driver = `versions:${table}`;
   let version = 1;
   while (ctx.running()) {
-    const contents = [randomBytes(200 + (version % 200)), randomBytes(300)];
+    const writers = version % 2 === 0 ? 2 : 1;
+    const contents = [randomBytes(200 + (version % 200)), randomBytes(300)].slice(0, writers);
     const stagings = contents.map(() => `${key}/_versions/${finalName(version)}-${randomUUID()}`);
     try {
       await Promise.all(stagings.map((Key, i) => ctx.s3.send(new PutObjectCommand({ Bucket: ctx.bucket, Key, Body: contents[i] }))));

@@ -12,14 +12,13 @@ import {
   SubscribeOptions,
   Subscription,
   WrongExpectedRevisionError,
-  revisionMatches,
 } from '../event-store.port';
 import { pollingSubscription } from '../polling-subscription';
-import { POSTGRES_SCHEMA, redactedUrl } from './postgres-schema';
+import { APPEND_STATEMENT, POSTGRES_SCHEMA, redactedUrl } from './postgres-schema';
 
 const CHANNEL = 'lance_catalog_events';
-/** Appends take this transaction-level advisory lock: positions then commit in their own order. */
-const APPEND_LOCK = 7_311_624_091;
+/** The schema's migration takes this transaction-level lock (appends take the one below it). */
+const SCHEMA_LOCK = 7_311_624_092;
 const PAGE = 5000;
 /** A subscription also looks for new events this often, in case a notification was missed. */
 const POLL_MS = 1000;
@@ -34,9 +33,9 @@ export interface PostgresEventStoreOptions {
 /**
  * The event store on PostgreSQL (node-postgres). One `lance_catalog_events` table holds every
  * event: a unique (stream, revision) key and a per-stream head row give optimistic concurrency
- * within one transaction per append, and a global advisory lock taken by each append makes the
- * `position` order the commit order, so a reader "after position P" never skips an event that
- * commits later with a smaller position. New events are announced with NOTIFY.
+ * within one statement per append (`lance_catalog_append`), and a global advisory lock taken by
+ * each append makes the `position` order the commit order, so a reader "after position P" never
+ * skips an event that commits later with a smaller position. New events are announced with NOTIFY.
  */
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgresql';
@@ -67,7 +66,7 @@ export class PostgresEventStore implements EventStore {
       const client = await this.pool.connect();
       try {
         await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK + 1]);
+        await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
         await client.query(POSTGRES_SCHEMA);
         await client.query('COMMIT');
       } catch (e) {
@@ -87,45 +86,23 @@ export class PostgresEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     await this.schema();
     return this.guard(async () => {
-      const client = await this.pool.connect();
       try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-        const head = await client.query<{ revision: number }>('SELECT revision FROM lance_catalog_streams WHERE stream_id = $1', [streamId]);
-        const current = head.rows.length ? head.rows[0].revision : -1;
-        if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
-        const revisions = events.map((_, i) => current + 1 + i);
-        const inserted = await client.query<{ position: string }>(
-          `INSERT INTO lance_catalog_events (stream_id, revision, id, type, data, metadata)
-           SELECT $1, r, i, t, d, m FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[]) AS e(r, i, t, d, m)
-           RETURNING position`,
-          [
-            streamId,
-            revisions,
-            events.map((e) => e.id ?? randomUUID()),
-            events.map((e) => e.type),
-            events.map((e) => JSON.stringify(e.data ?? null)),
-            events.map((e) => JSON.stringify(e.metadata ?? {})),
-          ],
-        );
-        const last = revisions[revisions.length - 1];
-        await client.query(
-          `INSERT INTO lance_catalog_streams (stream_id, revision) VALUES ($1, $2)
-           ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision`,
-          [streamId, last],
-        );
-        const position = inserted.rows.reduce((max, r) => (BigInt(r.position) > max ? BigInt(r.position) : max), 0n);
-        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, position.toString()]);
-        await client.query('COMMIT');
+        const { rows } = await this.pool.query<{ o_position: string | null; o_revision: number }>(APPEND_STATEMENT, [
+          streamId,
+          String(expected),
+          events.map((e) => e.id ?? randomUUID()),
+          events.map((e) => e.type),
+          events.map((e) => JSON.stringify(e.data ?? null)),
+          events.map((e) => JSON.stringify(e.metadata ?? {})),
+        ]);
+        const [{ o_position: position, o_revision: revision }] = rows;
+        if (position === null) throw new WrongExpectedRevisionError(streamId, expected, revision);
         for (const wake of this.listeners) wake();
-        return { nextExpectedRevision: last, position };
+        return { nextExpectedRevision: revision, position: BigInt(position) };
       } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
         // Two appends racing past the head check meet the unique key: the same answer as the check.
         if ((e as { code?: string }).code === '23505') throw new WrongExpectedRevisionError(streamId, expected, await this.streamRevision(streamId));
         throw e;
-      } finally {
-        client.release();
       }
     });
   }
