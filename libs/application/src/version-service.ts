@@ -27,7 +27,7 @@ import {
   requireVersion,
   takePage,
 } from '@app/catalog';
-import { FinalisedManifest, ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
+import { FinalisedManifest, ManifestFinaliser, StagingCheck, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
@@ -123,11 +123,12 @@ export class VersionService {
   }
 
   /** `writer`: the id of the server's own writer connection that made this commit, if it says so. */
-  createTableVersion(ctx: RequestContext, cmd: CreateTableVersion, writer?: string) {
+  async createTableVersion(ctx: RequestContext, cmd: CreateTableVersion, writer?: string) {
+    const checked = this.checkStagingEarly(ctx, cmd);
     return this.writer.execute(ctx, 'CreateTableVersion', (view) => {
       const events = decideCreateTableVersion(view, cmd);
       const created = versionCreatedIn(events);
-      const staged = { staging: cmd.stagingManifestPath, event: created, tableLocation: requireTable(view, cmd.id).location };
+      const staged = { staging: cmd.stagingManifestPath, event: created, tableLocation: requireTable(view, cmd.id).location, checked };
       const rider = this.handoff?.riderFor(view, writer, cmd.id, cmd.version, cmd.branch);
       return {
         events,
@@ -136,6 +137,19 @@ export class VersionService {
         result: (transactionId) => ({ version: versionJsonOf(created), transaction_id: transactionId }),
       };
     });
+  }
+
+  /**
+   * Commits of one database are decided and appended one group at a time; a staging manifest read
+   * inside that turn holds up every commit queued behind it. Where finalising is only that read (an
+   * object store), it starts here, against the table's location as this process last folded it (no
+   * catch-up: the commit uses it only when its decision names the same location, and reads again
+   * otherwise).
+   */
+  private checkStagingEarly(ctx: RequestContext, cmd: CreateTableVersion): StagingCheck | undefined {
+    if (!this.finaliser.checkStaging) return undefined;
+    const table = this.projections.get(ctx.database).state.table(cmd.id);
+    return table ? this.finaliser.checkStaging(cmd.stagingManifestPath, table.location) : undefined;
   }
 
   batchDeleteTableVersions(ctx: RequestContext, id: ObjectId, ranges: VersionRange[], branch?: string) {
@@ -186,8 +200,8 @@ export class VersionService {
     };
     const files: Prepared['files'] = [];
     try {
-      for (const { staging, event, tableLocation, operation } of staged) {
-        const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability, tableLocation).catch((e) => {
+      for (const { staging, event, tableLocation, operation, checked } of staged) {
+        const manifest = await this.finaliser.finalise(staging, event.data.manifestPath, this.durability, tableLocation, checked).catch((e) => {
           // As a batch's decisions name the operation they refuse.
           throw e instanceof CatalogError && operation ? new CatalogError(e.code, `operation ${operation} (create_table_version): ${e.message}`, e.detail) : e;
         });
@@ -255,6 +269,8 @@ export interface StagedVersion {
   tableLocation: string;
   /** Its operation's place (from 1) in a batch of several. */
   operation?: number;
+  /** Its staging manifest's check, started before the commit was decided. */
+  checked?: StagingCheck;
 }
 
 /** The versions a batch creates; a table it declares has its location from the declaration. */

@@ -36,7 +36,21 @@ export interface ManifestFinaliser {
    * Put-if-not-exists copy; an identical final manifest (a retry) counts as done. A manifest that
    * references files outside `tableLocation` is refused (400 code 13) before anything is copied.
    */
-  finalise(stagingStorePath: string, finalStorePath: string, durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest>;
+  finalise(
+    stagingStorePath: string,
+    finalStorePath: string,
+    durability: 'synced' | 'journaled',
+    tableLocation: string,
+    checked?: StagingCheck,
+  ): Promise<FinalisedManifest>;
+  /**
+   * Where finalising is only reading and checking the staging manifest (an object store): starts
+   * that read now, before the commit is decided, so that it is not made while other commits of the
+   * database wait for it; `finalise` takes what it found. Never rejects on its own (a refusal or
+   * an unreachable store is what `finalise` then throws), and reads nothing that is not in the
+   * warehouse.
+   */
+  checkStaging?(stagingStorePath: string, tableLocation: string): StagingCheck;
   /** Runs once the version is recorded: the staging manifest is no longer needed. */
   release(manifest: FinalisedManifest): void;
   /**
@@ -57,6 +71,14 @@ export interface ManifestFinaliser {
    * `recorded` the size and entity tag of that commit's manifest where known.
    */
   discard(manifest: FinalisedManifest, recordedByAnother: boolean, recorded?: RecordedManifest): Promise<void>;
+}
+
+/** A staging manifest's check started ahead of its commit, for that table location. */
+export interface StagingCheck {
+  stagingStorePath: string;
+  tableLocation: string;
+  /** What the read found: its bytes when one read held them, undefined when there is no such object. */
+  result: Promise<{ size: number; eTag?: string; bytes?: Buffer } | undefined>;
 }
 
 /** What the catalog recorded of a version's manifest. */

@@ -1,6 +1,6 @@
 import { CatalogError, ErrorCode, VersionRecord, invalidInput } from '@app/catalog';
 import { StorageUnavailableError, Warehouse } from '@app/storage';
-import { FinalisedManifest, ManifestFinaliser } from './manifest-finaliser';
+import { FinalisedManifest, ManifestFinaliser, StagingCheck } from './manifest-finaliser';
 import { checkStoredManifest } from './stored-manifests';
 
 /** How many final manifests a process remembers having seen in place, so each is looked at once. */
@@ -36,10 +36,24 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     private readonly backgroundRetryMs = 10 * 60_000,
   ) {}
 
-  async finalise(stagingStorePath: string, finalStorePath: string, _durability: 'synced' | 'journaled', tableLocation: string): Promise<FinalisedManifest> {
+  checkStaging(stagingStorePath: string, tableLocation: string): StagingCheck {
+    const result = Promise.resolve().then(() => checkStoredManifest(this.warehouse.files, this.uri(stagingStorePath), tableLocation, stagingStorePath));
+    // Whoever finalises with it awaits it; one that never does (a commit refused first) leaves no unhandled rejection.
+    result.catch(() => undefined);
+    return { stagingStorePath, tableLocation, result };
+  }
+
+  async finalise(
+    stagingStorePath: string,
+    finalStorePath: string,
+    _durability: 'synced' | 'journaled',
+    tableLocation: string,
+    checked?: StagingCheck,
+  ): Promise<FinalisedManifest> {
     const staging = this.uri(stagingStorePath);
     const final = this.uri(finalStorePath);
-    const stagingInfo = await checkStoredManifest(this.warehouse.files, staging, tableLocation, stagingStorePath);
+    const early = checked?.stagingStorePath === stagingStorePath && checked.tableLocation === tableLocation ? checked.result : undefined;
+    const stagingInfo = await (early ?? checkStoredManifest(this.warehouse.files, staging, tableLocation, stagingStorePath));
     if (!stagingInfo) {
       throw invalidInput(`staging manifest '${stagingStorePath}' does not exist`, 'Write the staging manifest before creating the version.');
     }

@@ -165,6 +165,39 @@ describe('the object-store manifest finaliser on Swift', () => {
     expect(await warehouse.files.head(staging)).toBeUndefined();
   });
 
+  it('finalises with a check started before the commit was decided, reading again only for another table location', async () => {
+    const final = `${table}/_versions/${finalName(12)}`;
+    const staging = await staged(12, own);
+    const { finaliser, requests } = counting();
+    const checked = finaliser.checkStaging(storePath(staging), table);
+    await checked.result;
+    expect(requests).toEqual([`read ${staging}`]);
+    // The table was declared again elsewhere between the check and the decision: its own read.
+    await expect(finaliser.finalise(storePath(staging), storePath(final), 'synced', `${table}-elsewhere`, checked)).rejects.toMatchObject({ code: ErrorCode.InvalidInput });
+    expect(requests).toEqual([`read ${staging}`, `read ${staging}`]);
+    const manifest = await finaliser.finalise(storePath(staging), storePath(final), 'synced', table, checked);
+    expect(requests).toHaveLength(2);
+    await finaliser.publish(manifest);
+    expect((await warehouse.files.read(final))!.equals(own)).toBe(true);
+  });
+
+  it('answers a check started early for a missing or foreign staging manifest as finalising would, and only then', async () => {
+    const { finaliser } = counting();
+    const missing = finaliser.checkStaging(`${storePath(table)}/_versions/${finalName(13)}-${randomUUID()}`, table);
+    const foreignStaging = await staged(14, foreign);
+    const refused = finaliser.checkStaging(storePath(foreignStaging), table);
+    // Nothing is thrown until a commit finalises with them (a commit refused first never does).
+    await new Promise((r) => setTimeout(r, 200));
+    await expect(finaliser.finalise(missing.stagingStorePath, storePath(`${table}/_versions/${finalName(13)}`), 'synced', table, missing)).rejects.toMatchObject({
+      code: ErrorCode.InvalidInput,
+      message: expect.stringContaining('does not exist'),
+    });
+    await expect(finaliser.finalise(refused.stagingStorePath, storePath(`${table}/_versions/${finalName(14)}`), 'synced', table, refused)).rejects.toMatchObject({
+      code: ErrorCode.InvalidInput,
+      message: expect.stringContaining("lies outside this table's location"),
+    });
+  });
+
   it('copies a staging manifest larger than one read, with no request beside its reads and the copy', async () => {
     const final = `${table}/_versions/${finalName(10)}`;
     const staging = await staged(10, large);
