@@ -123,7 +123,7 @@ export class VersionService {
   }
 
   /** `writer`: the id of the server's own writer connection that made this commit, if it says so. */
-  async createTableVersion(ctx: RequestContext, cmd: CreateTableVersion, writer?: string) {
+  createTableVersion(ctx: RequestContext, cmd: CreateTableVersion, writer?: string) {
     const checked = this.checkStagingEarly(ctx, cmd);
     return this.writer.execute(ctx, 'CreateTableVersion', (view) => {
       const events = decideCreateTableVersion(view, cmd);

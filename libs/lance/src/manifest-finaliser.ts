@@ -4,6 +4,7 @@ import { basename, dirname } from 'node:path';
 import { CatalogError, ErrorCode, VersionRecord, invalidInput } from '@app/catalog';
 import { DirectorySyncs, syncPath } from './durable-files';
 import { refuseForeignReferences } from './manifest-references';
+import type { CheckedManifest } from './stored-manifests';
 import { Warehouse } from '@app/storage';
 
 export interface FinalisedManifest {
@@ -78,7 +79,7 @@ export interface StagingCheck {
   stagingStorePath: string;
   tableLocation: string;
   /** What the read found: its bytes when one read held them, undefined when there is no such object. */
-  result: Promise<{ size: number; eTag?: string; bytes?: Buffer } | undefined>;
+  result: Promise<CheckedManifest | undefined>;
 }
 
 /** What the catalog recorded of a version's manifest. */

@@ -14,11 +14,10 @@ import {
   WrongExpectedRevisionError,
 } from '../event-store.port';
 import { pollingSubscription } from '../polling-subscription';
-import { APPEND_STATEMENT, POSTGRES_SCHEMA, redactedUrl } from './postgres-schema';
+import { APPEND_LOCK, APPEND_STATEMENT, CHANNEL, POSTGRES_SCHEMA, redactedUrl } from './postgres-schema';
 
-const CHANNEL = 'lance_catalog_events';
-/** The schema's migration takes this transaction-level lock (appends take the one below it). */
-const SCHEMA_LOCK = 7_311_624_092;
+/** The schema's migration takes this transaction-level lock. */
+const SCHEMA_LOCK = APPEND_LOCK + 1;
 const PAGE = 5000;
 /** A subscription also looks for new events this often, in case a notification was missed. */
 const POLL_MS = 1000;
@@ -86,24 +85,18 @@ export class PostgresEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     await this.schema();
     return this.guard(async () => {
-      try {
-        const { rows } = await this.pool.query<{ o_position: string | null; o_revision: number }>(APPEND_STATEMENT, [
-          streamId,
-          String(expected),
-          events.map((e) => e.id ?? randomUUID()),
-          events.map((e) => e.type),
-          events.map((e) => JSON.stringify(e.data ?? null)),
-          events.map((e) => JSON.stringify(e.metadata ?? {})),
-        ]);
-        const [{ o_position: position, o_revision: revision }] = rows;
-        if (position === null) throw new WrongExpectedRevisionError(streamId, expected, revision);
-        for (const wake of this.listeners) wake();
-        return { nextExpectedRevision: revision, position: BigInt(position) };
-      } catch (e) {
-        // Two appends racing past the head check meet the unique key: the same answer as the check.
-        if ((e as { code?: string }).code === '23505') throw new WrongExpectedRevisionError(streamId, expected, await this.streamRevision(streamId));
-        throw e;
-      }
+      const { rows } = await this.pool.query<{ o_position: string | null; o_revision: number }>(APPEND_STATEMENT, [
+        streamId,
+        String(expected),
+        events.map((e) => e.id ?? randomUUID()),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.data ?? null)),
+        events.map((e) => JSON.stringify(e.metadata ?? {})),
+      ]);
+      const [{ o_position: position, o_revision: revision }] = rows;
+      if (position === null) throw new WrongExpectedRevisionError(streamId, expected, revision);
+      for (const wake of this.listeners) wake();
+      return { nextExpectedRevision: revision, position: BigInt(position) };
     });
   }
 

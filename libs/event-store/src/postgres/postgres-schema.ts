@@ -7,8 +7,13 @@
  *   (text: read back byte for byte), `created` the commit's time.
  * - `lance_catalog_streams`: each stream's last revision, the row an append checks and moves.
  * - `lance_catalog_schema`: the layout's version.
- * - `lance_catalog_append(...)`: one append, whole, inside PostgreSQL (see APPEND_FUNCTION).
+ * - `lance_catalog_append(...)`: one append, whole, inside PostgreSQL (see APPEND_STATEMENT).
  */
+/** Appends take this transaction-level advisory lock: positions then commit in their own order. */
+export const APPEND_LOCK = 7_311_624_091;
+/** The channel appends NOTIFY with the last position they wrote. */
+export const CHANNEL = 'lance_catalog_events';
+
 export const POSTGRES_SCHEMA = `
   CREATE TABLE IF NOT EXISTS lance_catalog_schema (version integer NOT NULL);
   CREATE TABLE IF NOT EXISTS lance_catalog_events (
@@ -35,7 +40,7 @@ export const POSTGRES_SCHEMA = `
     v_current integer;
     v_expected integer;
   BEGIN
-    PERFORM pg_advisory_xact_lock(7311624091);
+    PERFORM pg_advisory_xact_lock(${APPEND_LOCK});
     SELECT revision INTO v_current FROM lance_catalog_streams WHERE stream_id = p_stream;
     v_current := coalesce(v_current, -1);
     v_expected := CASE p_expected WHEN 'any' THEN v_current WHEN 'no_stream' THEN -1 ELSE p_expected::integer END;
@@ -53,7 +58,7 @@ export const POSTGRES_SCHEMA = `
     o_revision := v_current + cardinality(p_ids);
     INSERT INTO lance_catalog_streams (stream_id, revision) VALUES (p_stream, o_revision)
       ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision;
-    PERFORM pg_notify('lance_catalog_events', o_position::text);
+    PERFORM pg_notify('${CHANNEL}', o_position::text);
   END
   $fn$;
 `;
