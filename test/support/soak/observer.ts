@@ -23,7 +23,13 @@ export interface UnexpectedAnswer {
   what: string;
   status: number;
   detail: string;
+  /** What the same client got in the minute before, oldest first: what led a client library to give up. */
+  trail: string[];
 }
+
+/** How far back an unexpected answer's trail reaches, and how many answers it keeps at most. */
+export const TRAIL_MS = 60_000;
+const TRAIL_ANSWERS = 60;
 
 export class Observer {
   readonly counts: Record<Outcome, number> = { success: 0, refusal: 0, unavailable: 0, unexpected: 0 };
@@ -40,6 +46,8 @@ export class Observer {
   longestUnavailableWhere = '';
   private downSince = new Map<string, number>();
   private lastFailedAt = new Map<string, number>();
+  /** Each client's answers of the last TRAIL_MS (a lancedb client's own and those its proxy saw, together). */
+  private readonly trails = new Map<string, Array<{ at: number; line: string }>>();
   readonly started = Date.now();
 
   /** Sorts one HTTP answer; `refusals` are the 4xx the protocol defines for this call's situation. */
@@ -77,7 +85,10 @@ export class Observer {
     this.counts[outcome]++;
     (this.byOperation[what] ??= { success: 0, refusal: 0, unavailable: 0, unexpected: 0 })[outcome]++;
     const now = Date.now();
-    if (outcome === 'unexpected') this.unexpected.push({ at: now - this.started, driver, what, status, detail });
+    const trail = this.trailOf(driver, now);
+    if (outcome === 'unexpected') this.unexpected.push({ at: now - this.started, driver, what, status, detail, trail: trail.map((t) => t.line) });
+    const seconds = ((now - this.started) / 1000).toFixed(1);
+    trail.push({ at: now, line: `${seconds} s ${what}: ${outcome}${outcome === 'success' ? '' : ` ${detail.slice(0, 200)}`}` });
     if (outcome === 'unavailable' || outcome === 'unexpected') {
       if (!this.downSince.has(driver)) this.downSince.set(driver, startedAt);
       this.lastFailedAt.set(driver, now);
@@ -92,6 +103,14 @@ export class Observer {
       }
     }
     return outcome;
+  }
+
+  private trailOf(driver: string, now: number): Array<{ at: number; line: string }> {
+    const client = driver.replace(/:http$/, '');
+    let trail = this.trails.get(client);
+    if (!trail) this.trails.set(client, (trail = []));
+    while (trail.length && (trail[0].at < now - TRAIL_MS || trail.length >= TRAIL_ANSWERS)) trail.shift();
+    return trail;
   }
 
   get operations(): number {

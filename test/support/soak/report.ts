@@ -1,6 +1,6 @@
 import { Verdict } from './checker';
 import { FAULT_KINDS, FaultRecord } from './nemesis';
-import { Observer } from './observer';
+import { Observer, TRAIL_MS, UnexpectedAnswer } from './observer';
 
 export interface SoakResult {
   seed: number;
@@ -33,7 +33,7 @@ export function summarise(seed: number, seconds: number, wallSeconds: number, ob
     ...verdict.badCounts.map((x) => `count: ${x}`),
     ...(verdict.digestMismatch ? [`digests differ: ${verdict.digestMismatch}`] : []),
     ...faults.filter((f) => f.error).map((f) => `fault ${f.kind} at ${f.atMs} ms did not complete: ${f.error}`),
-    ...obs.unexpected.map((u) => `unexpected at ${(u.at / 1000).toFixed(1)} s: ${u.driver} ${u.what}: ${u.detail}`),
+    ...obs.unexpected.map((u) => unexpectedWithContext(u, faults)),
   ];
   return {
     seed,
@@ -51,6 +51,17 @@ export function summarise(seed: number, seconds: number, wallSeconds: number, ob
     verdict,
     problems,
   };
+}
+
+/** An unexpected answer, with what its client got in the minute before and the faults in that minute. */
+function unexpectedWithContext(u: UnexpectedAnswer, faults: FaultRecord[]): string {
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const near = faults.filter((f) => f.startedMs <= u.at && f.endedMs >= u.at - TRAIL_MS);
+  return [
+    `unexpected at ${s(u.at)}: ${u.driver} ${u.what}: ${u.detail}`,
+    ...(u.trail.length ? ['    its client in the minute before:', ...u.trail.map((t) => `      ${t}`)] : []),
+    ...(near.length ? ['    faults in that minute:', ...near.map((f) => `      ${f.kind}${f.kind.startsWith('kill') || f.kind === 'pause-replica' ? ` ${f.target}` : ''} ${s(f.startedMs)} to ${s(f.endedMs)}`)] : []),
+  ].join('\n');
 }
 
 /** The run's report; its last line is the one a reader (or a script) looks at first. */

@@ -76,8 +76,10 @@ export class Cluster {
       AUTH_API_KEYS: JSON.stringify([{ principal: 'ops', sha256: createHash('sha256').update(SOAK_KEY).digest('hex'), databases: ['*'], level: 'admin' }]),
       AUTH_SERVICE_KEY: randomBytes(32).toString('hex'),
       QUEUE_PREFIX: `soak-${process.pid}`,
-      // A killed worker's job is taken over soon.
-      JOB_LOCK_MS: '2000',
+      // A killed worker's job is taken over within 10 s. The lock outlasts every Redis restart and
+      // pause the injector makes, as README asks of it: a lock that lapses while its worker still
+      // works hands the job to another worker, and both runs do the work.
+      JOB_LOCK_MS: '10000',
       JOB_UNAVAILABLE_BASE_DELAY_MS: '500',
       DATA_PLANE_PROCESSES: '1',
       ACCESS_LOG: 'errors',
