@@ -111,12 +111,36 @@ export interface TransactionJob {
 /**
  * The life every transaction's job lives (index builds, backfills, view refreshes, maintenance):
  * skipped when its transaction is already final (canceled while queued), Running while it works,
- * then Succeeded, or Canceled when a cancel came meanwhile (see `undo`). What a failure means (a
- * refusal, a wait) is runAttempt's to say.
+ * then Succeeded, or Canceled when a cancel came meanwhile (see `undo`); work done before a wait is
+ * not done again (FinishedWork). What a failure means (a refusal, a wait) is runAttempt's to say.
  */
 export async function runTransactionJob(job: Job, steps: TransactionJob): Promise<string> {
   const before = await steps.status().catch(goneUnlessUnavailable(steps.gone ?? "the job's table or transaction is gone"));
   if (FINAL_STATUSES.has(before)) return `skipped: transaction is ${before}`;
+  const finished = (job.data as FinishedWork).finishedWork;
+  const done = finished ? { outcome: finished } : await doWork(job, steps);
+  if ('stopped' in done) return done.stopped;
+  const { outcome } = done;
+  if ((await steps.status()) === 'Canceled') {
+    if (steps.undo) return steps.undo('finished');
+    await steps.setStatus('Canceled', { ...outcome, finished_at: new Date().toISOString() });
+    return 'canceled: what the work wrote before the cancel stays';
+  }
+  await steps.setStatus('Succeeded', { ...outcome, finished_at: new Date().toISOString() });
+  return steps.succeeded ?? 'done';
+}
+
+/**
+ * A job's data once its work is done: what the work answered. A wait for the event store before
+ * the outcome is recorded comes back to record it, on whichever worker takes the job, without
+ * doing the work again (a compaction would commit once more under the same transaction).
+ */
+interface FinishedWork {
+  finishedWork?: Record<string, string>;
+}
+
+/** Running, then the work; answers its outcome, or the job's when the work stopped at a cancel. */
+async function doWork(job: Job, steps: TransactionJob): Promise<{ outcome: Record<string, string> } | { stopped: string }> {
   await steps.setStatus('Running', { started_at: new Date().toISOString(), attempt: String(job.attemptsMade + 1) });
   const canceled = new AbortController();
   let watch: NodeJS.Timeout | undefined;
@@ -130,18 +154,14 @@ export async function runTransactionJob(job: Job, steps: TransactionJob): Promis
   try {
     outcome = await steps.work(life);
   } catch (e) {
-    if (canceled.signal.aborted && steps.undo) return steps.undo('stopped');
+    if (canceled.signal.aborted && steps.undo) return { stopped: await steps.undo('stopped') };
     throw e;
   } finally {
     clearInterval(watch);
   }
-  if ((await steps.status()) === 'Canceled') {
-    if (steps.undo) return steps.undo('finished');
-    await steps.setStatus('Canceled', { ...outcome, finished_at: new Date().toISOString() });
-    return 'canceled: what the work wrote before the cancel stays';
-  }
-  await steps.setStatus('Succeeded', { ...outcome, finished_at: new Date().toISOString() });
-  return steps.succeeded ?? 'done';
+  // Best effort: without Redis the job cannot be put back to wait either, and it is the stalled check's.
+  await job.updateData({ ...job.data, finishedWork: outcome }).catch(() => undefined);
+  return { outcome };
 }
 
 /** A failed attempt: logged; the last one marks the transaction Failed with the reason. */
