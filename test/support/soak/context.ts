@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { Api, Reply } from '../http';
 import { Ledger } from './ledger';
+import { FaultRecord } from './nemesis';
 import { Observer, Outcome, Refusal } from './observer';
 
 export const NS = 'soak';
@@ -20,6 +21,14 @@ export interface LoadContext {
   running(): boolean;
   /** Table name -> its key prefix in the bucket. */
   keys: Map<string, string>;
+  /** The faults started so far, times from `obs.started` (`endedMs` 0 while one lasts). */
+  faults: FaultRecord[];
+}
+
+/** Whether the bucket was stopped at some moment between `from` and `to` (epoch milliseconds). */
+export function bucketStoppedDuring(ctx: LoadContext, from: number, to: number): boolean {
+  const origin = ctx.obs.started;
+  return ctx.faults.some((f) => f.kind === 'stop-swift' && origin + f.startedMs <= to && (f.endedMs === 0 || origin + f.endedMs >= from));
 }
 
 export interface Called {

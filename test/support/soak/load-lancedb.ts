@@ -1,5 +1,5 @@
 import * as lancedb from '@lancedb/lancedb';
-import { LoadContext, NS, sleep } from './context';
+import { LoadContext, NS, bucketStoppedDuring, sleep } from './context';
 import { observingProxy } from './observing-proxy';
 import { Outcome } from './observer';
 
@@ -8,13 +8,16 @@ const ROWS = 5;
 /**
  * What a lancedb client's failure was. Every answer the catalog gave it went through the observing
  * proxy and was sorted there; the client's own error is "unavailable" when the catalog had just
- * answered it so (the client then gives up, or cannot tell whether its commit applied), or when the
- * object store it writes to itself could not be reached (a fault stops it). Anything else is
- * unexpected.
+ * answered it so (the client then gives up, or cannot tell whether its commit applied), when the
+ * object store it writes to itself could not be reached (a fault stops it), or when Lance's commit
+ * ran out of its time for retries (30 s) while that store was stopped for part of it: Lance then
+ * says only "Too many concurrent writers", and its requests to the store are what took the time.
+ * Anything else is unexpected.
  */
-export function readClientFailure(message: string, sawUnavailableSince: boolean): Outcome {
+export function readClientFailure(message: string, sawUnavailableSince: boolean, bucketStopped: boolean): Outcome {
   if (sawUnavailableSince) return 'unavailable';
   if (/Generic S3 error: .*(error sending request|connection refused|tcp connect error)/is.test(message)) return 'unavailable';
+  if (bucketStopped && /Too many concurrent writers\. Attempted \d+ times, but failed on retry_timeout/.test(message)) return 'unavailable';
   return 'unexpected';
 }
 
@@ -45,7 +48,7 @@ export async function lancedbClient(ctx: LoadContext, name: string): Promise<voi
       }
     } catch (e) {
       const message = String((e as Error)?.message ?? e);
-      const outcome = readClientFailure(message, proxy.lastUnavailableAt >= startedAt);
+      const outcome = readClientFailure(message, proxy.lastUnavailableAt >= startedAt, bucketStoppedDuring(ctx, startedAt, Date.now()));
       ctx.obs.client(driver, i % 3 === 2 ? 'lancedb countRows' : 'lancedb add', outcome, message.slice(0, 600), startedAt);
       // A failed commit may leave the handle behind the catalog: open the table afresh.
       table?.close();

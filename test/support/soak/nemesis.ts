@@ -49,7 +49,14 @@ export interface FaultRecord extends Fault {
  * it on the same part (a replica, Redis, PostgreSQL, Swift) has ended; faults on different parts
  * overlap. Each one ends with its part serving again.
  */
-export async function runNemesis(cluster: Cluster, schedule: Fault[], started: number, log: (line: string) => void): Promise<FaultRecord[]> {
+export async function runNemesis(
+  cluster: Cluster,
+  schedule: Fault[],
+  started: number,
+  log: (line: string) => void,
+  /** Each fault as it starts (`endedMs` 0 until it has ended), for clients to tell what was down. */
+  live: FaultRecord[] = [],
+): Promise<FaultRecord[]> {
   const busy = new Map<string, Promise<void>>();
   const done: FaultRecord[] = [];
   const running: Promise<void>[] = [];
@@ -60,6 +67,7 @@ export async function runNemesis(cluster: Cluster, schedule: Fault[], started: n
     const before = busy.get(part) ?? Promise.resolve();
     const run = before.then(async () => {
       const record: FaultRecord = { ...fault, startedMs: Date.now() - started, endedMs: 0 };
+      live.push(record);
       try {
         await act();
       } catch (e) {

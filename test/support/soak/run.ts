@@ -9,7 +9,7 @@ import { raceBatches } from './load-batches';
 import { raceVersions } from './load-versions';
 import { buildIndexes, insertAndQuery, tagAndBranch } from './load-data';
 import { createLancedbTable, lancedbClient } from './load-lancedb';
-import { faultSchedule, runNemesis } from './nemesis';
+import { FaultRecord, faultSchedule, runNemesis } from './nemesis';
 import { Observer } from './observer';
 import { SoakResult, formatReport, summarise } from './report';
 import { BUCKET, Cluster, SOAK_KEY } from './topology';
@@ -40,11 +40,12 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
     const obs = new Observer();
     const ledger = new Ledger();
     const loadEnds = Date.now() + seconds * 1000;
-    const ctx: LoadContext = { url: cluster.url, apiKey: SOAK_KEY, api, obs, ledger, s3: cluster.swift.client(), bucket: BUCKET, running: () => Date.now() < loadEnds, keys };
+    const faultsSoFar: FaultRecord[] = [];
+    const ctx: LoadContext = { url: cluster.url, apiKey: SOAK_KEY, api, obs, ledger, s3: cluster.swift.client(), bucket: BUCKET, running: () => Date.now() < loadEnds, keys, faults: faultsSoFar };
 
     const schedule = faultSchedule(seed, 3000, Math.max(3000, seconds * 1000 - 5000));
     const progress = setInterval(() => log(`soak: ${((Date.now() - obs.started) / 1000).toFixed(0)} s: ${JSON.stringify(obs.counts)}, acknowledged ${obs.acknowledged}`), 30_000);
-    const nemesis = runNemesis(cluster, schedule, obs.started, log);
+    const nemesis = runNemesis(cluster, schedule, obs.started, log, faultsSoFar);
     await Promise.all([
       ...RACED.map((t) => raceVersions(ctx, t)),
       ...BATCHED.map((t) => raceBatches(ctx, t)),
