@@ -58,7 +58,6 @@ export async function runNemesis(
   live: FaultRecord[] = [],
 ): Promise<FaultRecord[]> {
   const busy = new Map<string, Promise<void>>();
-  const done: FaultRecord[] = [];
   const running: Promise<void>[] = [];
   for (const fault of schedule) {
     const wait = started + fault.atMs - Date.now();
@@ -75,13 +74,12 @@ export async function runNemesis(
         log(`fault ${fault.kind} on ${part} failed: ${record.error}`);
       }
       record.endedMs = Date.now() - started;
-      done.push(record);
     });
     busy.set(part, run);
     running.push(run);
   }
   await Promise.all(running);
-  return done.sort((a, b) => a.atMs - b.atMs);
+  return [...live].sort((a, b) => a.atMs - b.atMs);
 }
 
 function action(cluster: Cluster, fault: Fault): [string, () => Promise<void>] {
