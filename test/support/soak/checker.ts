@@ -13,6 +13,8 @@ export interface Verdict {
   /** Transactions not terminal by the end of the wait. */
   stuck: string[];
   transactionStatuses: Record<string, number>;
+  /** Transactions that ended Failed, with the reason they record: allowed, and worth reading. */
+  failed: string[];
   /** The replicas' digests, when they differ. */
   digestMismatch?: string;
   /** Tables whose row count is below what was acknowledged or above what was tried. */
@@ -48,7 +50,7 @@ async function listAll(api: Api, path: string, field: string, method: 'GET' | 'P
  * version, every batch whole or absent, every transaction terminal, equal digests on the replicas.
  */
 export async function check(api: Api, replicas: Api[], s3: import('@aws-sdk/client-s3').S3Client, bucket: string, ledger: Ledger, transactionWaitMs: number): Promise<Verdict> {
-  const v: Verdict = { lost: [], doubleWinners: [], partialBatches: [], stuck: [], transactionStatuses: {}, badCounts: [], checked: 0 };
+  const v: Verdict = { lost: [], doubleWinners: [], partialBatches: [], stuck: [], transactionStatuses: {}, failed: [], badCounts: [], checked: 0 };
   const object = (key: string) =>
     settled(`get ${key}`, async () => {
       try {
@@ -139,16 +141,18 @@ export async function check(api: Api, replicas: Api[], s3: import('@aws-sdk/clie
   const deadline = Date.now() + transactionWaitMs;
   for (const t of ledger.transactions) {
     v.checked++;
-    let status = '';
+    let described: { status: string; properties?: Record<string, string> };
     for (;;) {
-      status = await settled(`transaction ${t.id}`, async () => {
+      described = await settled(`transaction ${t.id}`, async () => {
         const r = await api.post(`/v1/transaction/${t.id}/describe`, {});
-        return r.status === 200 ? String(r.body.status) : undefined;
+        return r.status === 200 ? { status: String(r.body.status), properties: r.body.properties } : undefined;
       });
-      if (TERMINAL.includes(status) || Date.now() > deadline) break;
+      if (TERMINAL.includes(described.status) || Date.now() > deadline) break;
       await sleep(500);
     }
+    const { status } = described;
     v.transactionStatuses[status] = (v.transactionStatuses[status] ?? 0) + 1;
+    if (status === 'Failed') v.failed.push(`transaction ${t.id} (${t.what}): ${described.properties?.reason ?? 'no reason recorded'}`);
     if (!TERMINAL.includes(status)) v.stuck.push(`transaction ${t.id} (${t.what}) still ${status}`);
   }
 

@@ -75,6 +75,7 @@ export function formatReport(r: SoakResult, obs: Observer): string {
     `checked ${r.verdict.checked} records; transactions: ${JSON.stringify(r.verdict.transactionStatuses)}`,
     `two winners ${r.verdict.doubleWinners.length}, partial batches ${r.verdict.partialBatches.length}, stuck transactions ${r.verdict.stuck.length}, bad counts ${r.verdict.badCounts.length}, digests ${r.verdict.digestMismatch ? 'DIFFER' : 'equal'}`,
   ];
+  if (r.verdict.failed.length) lines.push(`failed transactions (${r.verdict.failed.length}):`, ...r.verdict.failed.map((f) => `  ${f}`));
   if (r.problems.length) {
     lines.push(`problems (${r.problems.length}, first 40):`);
     lines.push(...r.problems.slice(0, 40).map((p) => `  ${p}`));

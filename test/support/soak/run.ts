@@ -67,6 +67,7 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
       partialBatches: [],
       stuck: [],
       transactionStatuses: {},
+      failed: [],
       badCounts: [],
       checked: 0,
       error: String((e as Error)?.stack ?? e),
