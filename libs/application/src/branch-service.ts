@@ -44,6 +44,8 @@ export class BranchService {
     private readonly files: TableFiles,
     /** On an object store that refuses conditional PUTs, the catalog writes Lance's ref files itself. */
     private readonly writesRefFiles = false,
+    /** Longer than a branch create takes, its Lance commit retries included (see completeRefFile). */
+    private readonly createGraceMs = 120_000,
   ) {
     this.refFiles = new BranchRefFiles(files);
   }
@@ -97,9 +99,16 @@ export class BranchService {
       source = await this.lance.open(ctx.database, [...cmd.id], cmd.fromBranch === undefined ? {} : { branch: cmd.fromBranch });
       (await (await source.branches()).create(cmd.name, cmd.fromBranch, created!.data.parentVersion)).close();
     } catch (e) {
-      if (await this.finishRefFile(ctx, cmd)) return recorded;
+      // The ref file could not be finished (the store went down meanwhile): the create is undone all
+      // the same, and answered with what stopped it.
+      let finishing: unknown;
+      const finished = await this.finishRefFile(ctx, cmd).catch((f) => {
+        finishing = f;
+        return false;
+      });
+      if (finished) return recorded;
       await this.undoCreate(ctx, location, cmd);
-      throw lanceInputError(e, 'creating the branch failed');
+      throw finishing ?? lanceInputError(e, 'creating the branch failed');
     } finally {
       source?.close();
     }
@@ -115,14 +124,37 @@ export class BranchService {
     const table = await this.table(ctx, cmd.id);
     const line = table.branches?.get(cmd.name);
     if (line?.latestVersion === undefined || (await this.refFiles.exists(table.location, cmd.name))) return false;
+    await this.writeRefFile(table, line, line.latestVersion);
+    return true;
+  }
+
+  /**
+   * A branch CreateTableBranch recorded with its first version and no ref file: its create ended
+   * before finishing it (its process killed, or the store and the event store down at once, so it
+   * could neither write the file nor record the undo). Lance cannot open such a branch, which the
+   * catalog lists: its ref file is written now, as the create would have. A younger branch than
+   * `createGraceMs` is left to the create that may still be finishing it. Answers whether Lance can
+   * work on the branch now: false while such a young branch has no ref file.
+   */
+  async completeRefFile(ctx: RequestContext, id: ObjectId, name: string, now = Date.now()): Promise<boolean> {
+    if (!this.writesRefFiles) return true;
+    const table = await this.table(ctx, id);
+    const line = table.branches?.get(name);
+    if (!line || line.recordedBy !== 'CreateTableBranch' || line.latestVersion === undefined) return true;
+    if (await this.refFiles.exists(table.location, name)) return true;
+    if (now - line.createdAtMillis < this.createGraceMs) return false;
+    await this.writeRefFile(table, line, line.latestVersion);
+    return true;
+  }
+
+  private async writeRefFile(table: TableState, line: BranchState, latestVersion: number): Promise<void> {
     const source = requireLine(table, line.parentBranch);
-    await this.refFiles.write(table.location, cmd.name, {
+    await this.refFiles.write(table.location, line.name, {
       parentBranch: line.parentBranch,
       parentVersion: line.parentVersion,
-      manifestSize: source.versions.get(line.parentVersion)?.manifestSize ?? line.versions.get(line.latestVersion)?.manifestSize ?? 0,
+      manifestSize: source.versions.get(line.parentVersion)?.manifestSize ?? line.versions.get(latestVersion)?.manifestSize ?? 0,
       createdAtMillis: line.createdAtMillis,
     });
-    return true;
   }
 
   private async undoCreate(ctx: RequestContext, location: string, cmd: CreateTableBranch): Promise<void> {

@@ -22,6 +22,7 @@ import { TableMaintenanceJob } from '@app/jobs';
 import { TagFiles, buildHnsw, manifestSummary, readHnswMeta } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
+import type { BranchService } from './branch-service';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { DataService } from './data-service';
 import { lanceInputError } from './lance-errors';
@@ -65,6 +66,8 @@ export class MaintenanceService {
      * age from its own clock, read once its compaction pass is done: the margin absorbs that drift.
      */
     private readonly expiryMarginMs = 60_000,
+    /** Branches whose create ended before their ref file was written are finished at a look. */
+    private readonly branches?: Pick<BranchService, 'completeRefFile'>,
   ) {
     this.tags = new TagFiles(files);
   }
@@ -242,6 +245,8 @@ export class MaintenanceService {
    */
   async evaluate(ctx: RequestContext, id: ObjectId, branch?: string): Promise<MaintenanceKind | undefined> {
     await this.stored.reconcile(ctx, id, branch);
+    // A branch Lance cannot open yet is looked at again by the next sweep.
+    if (branch !== undefined && this.branches && !(await this.branches.completeRefFile(ctx, id, branch))) return undefined;
     const view = await this.view(ctx);
     const table = view.table(id);
     if (!table?.managedVersioning || (branch !== undefined && !table.branches?.has(branch))) return undefined;

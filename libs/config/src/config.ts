@@ -72,6 +72,7 @@ const schema = z.object({
   MAINTENANCE_PLAN_DELAY_MS: int('MAINTENANCE_PLAN_DELAY_MS', 2000, 0, 3_600_000),
   MAINTENANCE_PLAN_MAX_DELAY_MS: int('MAINTENANCE_PLAN_MAX_DELAY_MS', 30_000, 0, 3_600_000),
   MAINTENANCE_SWEEP_SECONDS: int('MAINTENANCE_SWEEP_SECONDS', 600, 1, 86_400 * 7),
+  BRANCH_CREATE_GRACE_SECONDS: int('BRANCH_CREATE_GRACE_SECONDS', 120, 1, 86_400),
   MAINTENANCE_COMPACT: bool('MAINTENANCE_COMPACT', true),
   MAINTENANCE_COMPACT_MAX_FRAGMENTS: int('MAINTENANCE_COMPACT_MAX_FRAGMENTS', 64, 1, 1_000_000_000),
   MAINTENANCE_COMPACT_MAX_SMALL_FRAGMENTS: int('MAINTENANCE_COMPACT_MAX_SMALL_FRAGMENTS', 16, 1, 1_000_000_000),
@@ -169,6 +170,8 @@ export interface AppConfig {
     /** The longest a line with commits waits to be looked at, however steadily they come. */
     planMaxDelayMs: number;
     sweepSeconds: number;
+    /** How old a branch must be before the planner finishes a ref file its create left unwritten. */
+    branchCreateGraceMs: number;
     expiryMarginMs: number;
     defaults: MaintenancePolicyDefaults;
   };
@@ -244,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       planDelayMs: c.MAINTENANCE_PLAN_DELAY_MS,
       planMaxDelayMs: c.MAINTENANCE_PLAN_MAX_DELAY_MS,
       sweepSeconds: c.MAINTENANCE_SWEEP_SECONDS,
+      branchCreateGraceMs: c.BRANCH_CREATE_GRACE_SECONDS * 1000,
       expiryMarginMs: c.MAINTENANCE_EXPIRY_MARGIN_SECONDS * 1000,
       defaults: {
         compact: c.MAINTENANCE_COMPACT,

@@ -219,16 +219,16 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     },
     {
       provide: BranchService,
-      inject: [CatalogWriter, ProjectionRegistry, LanceTables, Warehouse],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, wh: Warehouse) =>
-        new BranchService(w, p, l, wh.files, wh.onObjectStore),
+      inject: [CatalogWriter, ProjectionRegistry, LanceTables, Warehouse, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, l: LanceTables, wh: Warehouse, c: AppConfig) =>
+        new BranchService(w, p, l, wh.files, wh.onObjectStore, c.maintenance.branchCreateGraceMs),
     },
     transactionQueue(BullMaintenanceQueue),
     {
       provide: MaintenanceService,
-      inject: [CatalogWriter, ProjectionRegistry, DataService, StoredVersions, BullMaintenanceQueue, Warehouse, APP_CONFIG],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, sv: StoredVersions, q: BullMaintenanceQueue, wh: Warehouse, c: AppConfig) =>
-        new MaintenanceService(w, p, d, sv, q, wh.files, c.maintenance.defaults, c.maintenance.expiryMarginMs),
+      inject: [CatalogWriter, ProjectionRegistry, DataService, StoredVersions, BullMaintenanceQueue, Warehouse, APP_CONFIG, BranchService],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, d: DataService, sv: StoredVersions, q: BullMaintenanceQueue, wh: Warehouse, c: AppConfig, b: BranchService) =>
+        new MaintenanceService(w, p, d, sv, q, wh.files, c.maintenance.defaults, c.maintenance.expiryMarginMs, b),
     },
     {
       provide: CreateTableService,

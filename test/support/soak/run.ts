@@ -18,7 +18,7 @@ export interface SoakOptions {
   seed: number;
   seconds: number;
   log: (line: string) => void;
-  /** Where the nodes' output goes when the run found a problem. */
+  /** Where the nodes' output goes when the run found a problem or a transaction ended Failed. */
   logFile?: string;
 }
 
@@ -73,7 +73,7 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
       error: String((e as Error)?.stack ?? e),
     }));
     const result = summarise(seed, Math.round(loadSeconds), (Date.now() - wallStart) / 1000, obs, faults, verdict, cluster.crashes);
-    if (result.problems.length && options.logFile) {
+    if ((result.problems.length || verdict.failed.length) && options.logFile) {
       const nodes = [...cluster.apis, ...cluster.workers].map((n) => `==== ${n.name}\n${n.server.output()}`);
       writeFileSync(options.logFile, [...cluster.pastOutput, ...nodes].join('\n\n'));
       log(`soak: the nodes' output is in ${options.logFile}`);
