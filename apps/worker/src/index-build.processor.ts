@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
-import { Job } from 'bullmq';
-import { IndexType, lineLocation } from '@app/catalog';
+import { Job, UnrecoverableError } from 'bullmq';
+import { CatalogError, ErrorCode, IndexType, lineLocation } from '@app/catalog';
 import { DataService, IndexService } from '@app/application';
 import { IndexBuildJob, QUEUES } from '@app/jobs';
 import { IndexParams, buildHnsw, lanceIndexConfig } from '@app/lance';
@@ -13,7 +13,8 @@ import { TransactionJobProcessor } from './transaction-job-processor';
  * canceled or finished transaction is skipped, a crash leaves the job to BullMQ's stalled-job
  * retry, an unavailable service is waited out (runAttempt), and a refusal or the last failed
  * attempt marks the transaction Failed with the reason. A cancel while it builds leaves no index:
- * an HNSW build stops at it, a Lance build is dropped once done.
+ * an HNSW build stops at it, a Lance build is dropped once done; so is a Lance build whose request
+ * was dropped while it ran.
  */
 @Processor(QUEUES.indexBuilds, lockOptions())
 export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> {
@@ -65,6 +66,12 @@ export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> 
             return { table_version: String(built.tableVersion), indexed_rows: String(built.indexedRows) };
           }
           await dataset.createIndex(index.columns[0], { config: lanceIndexConfig(type, params), name: index.name, replace: false });
+          if (await this.requestGone(job.data)) {
+            // Dropped (or requested again) while Lance built it: the index is no request's to keep,
+            // and left in place it would come back after the drop and take the name from a new request.
+            await dataset.dropIndex(index.name);
+            throw new UnrecoverableError(`the index request is gone: '${index.name}' was dropped or requested again while it was built; the index built was dropped`);
+          }
           return { table_version: String(await dataset.version()) };
         } finally {
           dataset.close();
@@ -78,6 +85,16 @@ export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> 
         return when === 'stopped' ? 'canceled during the build; the build was stopped' : 'canceled during the build; the built index was dropped';
       },
     };
+  }
+
+  /** Whether the catalog no longer holds this build's request; unsure (a service down) counts as held. */
+  private async requestGone({ database, table, indexName, transactionId, branch }: IndexBuildJob): Promise<boolean> {
+    try {
+      await this.indexes.buildOf(workerContext(database), table, indexName, transactionId, branch);
+      return false;
+    } catch (e) {
+      return e instanceof CatalogError && (e.code === ErrorCode.TableIndexNotFound || e.code === ErrorCode.TransactionNotFound);
+    }
   }
 
   @OnWorkerEvent('failed')
