@@ -123,9 +123,7 @@ export class BranchService {
     if (!this.writesRefFiles) return false;
     const table = await this.table(ctx, cmd.id);
     const line = table.branches?.get(cmd.name);
-    if (line?.latestVersion === undefined || (await this.refFiles.exists(table.location, cmd.name))) return false;
-    await this.writeRefFile(table, line, line.latestVersion);
-    return true;
+    return !!line && (await this.writeMissingRefFile(table, line));
   }
 
   /**
@@ -140,21 +138,23 @@ export class BranchService {
     if (!this.writesRefFiles) return true;
     const table = await this.table(ctx, id);
     const line = table.branches?.get(name);
-    if (!line || line.recordedBy !== 'CreateTableBranch' || line.latestVersion === undefined) return true;
-    if (await this.refFiles.exists(table.location, name)) return true;
-    if (now - line.createdAtMillis < this.createGraceMs) return false;
-    await this.writeRefFile(table, line, line.latestVersion);
+    if (!line || line.recordedBy !== 'CreateTableBranch') return true;
+    if (now - line.createdAtMillis < this.createGraceMs) return this.refFiles.exists(table.location, name);
+    await this.writeMissingRefFile(table, line);
     return true;
   }
 
-  private async writeRefFile(table: TableState, line: BranchState, latestVersion: number): Promise<void> {
+  /** Writes, as Lance would, the ref file of a branch whose first version is recorded and that has none; whether it wrote one. */
+  private async writeMissingRefFile(table: TableState, line: BranchState): Promise<boolean> {
+    if (line.latestVersion === undefined || (await this.refFiles.exists(table.location, line.name))) return false;
     const source = requireLine(table, line.parentBranch);
     await this.refFiles.write(table.location, line.name, {
       parentBranch: line.parentBranch,
       parentVersion: line.parentVersion,
-      manifestSize: source.versions.get(line.parentVersion)?.manifestSize ?? line.versions.get(latestVersion)?.manifestSize ?? 0,
+      manifestSize: source.versions.get(line.parentVersion)?.manifestSize ?? line.versions.get(line.latestVersion)?.manifestSize ?? 0,
       createdAtMillis: line.createdAtMillis,
     });
+    return true;
   }
 
   private async undoCreate(ctx: RequestContext, location: string, cmd: CreateTableBranch): Promise<void> {

@@ -26,6 +26,11 @@ export interface Verdict {
 
 const TERMINAL = ['Succeeded', 'Failed', 'Canceled'];
 
+/** A verdict with nothing found yet. */
+export function emptyVerdict(): Verdict {
+  return { lost: [], doubleWinners: [], partialBatches: [], stuck: [], transactionStatuses: {}, failed: [], badCounts: [], checked: 0 };
+}
+
 /** Every page of a listing through the balancer, retried until it answers. */
 async function listAll(api: Api, path: string, field: string, method: 'GET' | 'POST' = 'POST'): Promise<any[]> {
   const items: any[] = [];
@@ -50,7 +55,7 @@ async function listAll(api: Api, path: string, field: string, method: 'GET' | 'P
  * version, every batch whole or absent, every transaction terminal, equal digests on the replicas.
  */
 export async function check(api: Api, replicas: Api[], s3: import('@aws-sdk/client-s3').S3Client, bucket: string, ledger: Ledger, transactionWaitMs: number): Promise<Verdict> {
-  const v: Verdict = { lost: [], doubleWinners: [], partialBatches: [], stuck: [], transactionStatuses: {}, failed: [], badCounts: [], checked: 0 };
+  const v = emptyVerdict();
   const object = (key: string) =>
     settled(`get ${key}`, async () => {
       try {

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { ARROW_STREAM, arrowStream, sampleTable } from '../arrow-data';
 import { Api } from '../http';
 import { tempDataDir } from '../server';
-import { check } from './checker';
+import { check, emptyVerdict } from './checker';
 import { LoadContext, NS, keyOf, settled, tablePath } from './context';
 import { Ledger } from './ledger';
 import { raceBatches } from './load-batches';
@@ -62,14 +62,7 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
     log(`soak: load done after ${loadSeconds.toFixed(0)} s, ${faults.length} faults; checking`);
     const replicas = cluster.apis.map((a) => new Api(a.server.url, { 'x-api-key': SOAK_KEY }));
     const verdict = await check(api, replicas, cluster.swift.client(), BUCKET, ledger, 180_000).catch((e) => ({
-      lost: [],
-      doubleWinners: [],
-      partialBatches: [],
-      stuck: [],
-      transactionStatuses: {},
-      failed: [],
-      badCounts: [],
-      checked: 0,
+      ...emptyVerdict(),
       error: String((e as Error)?.stack ?? e),
     }));
     const result = summarise(seed, Math.round(loadSeconds), (Date.now() - wallStart) / 1000, obs, faults, verdict, cluster.crashes);
