@@ -1,7 +1,19 @@
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteBucketPolicyCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutBucketPolicyCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { AssumeRoleCommand, AssumeRoleWithWebIdentityCommand, GetSessionTokenCommand, STSClient } from '@aws-sdk/client-sts';
 import * as lancedb from '@lancedb/lancedb';
 import { createHash } from 'node:crypto';
 import { CLIENT_SCENARIO_PASSED, clientScenario, clientWriter } from '../support/client-process';
+import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
 import { Api } from '../support/http';
 import { RgwServer, startRgw } from '../support/rgw';
 import { RunningServer, startServer } from '../support/server';
@@ -9,6 +21,7 @@ import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
 
 const BUCKET = 'warehouse';
 const SESSION_SECONDS = 5;
+const CHAINING_CHECK_SECONDS = 2;
 const KEYS = { admin: 'admin-key-0123456789', writer: 'writer-key-0123456789', reader: 'reader-key-0123456789' };
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -62,6 +75,7 @@ describe('STS credentials vended per table (RGW)', () => {
         STS_ROLE_ARN_BY_DATABASE: JSON.stringify({ analytics: analyticsRole, nowhere: 'arn:aws:iam:::role/no-such-role' }),
         AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${sts.port}`,
         VENDED_CREDENTIALS_SECONDS: String(SESSION_SECONDS),
+        STS_CHAINING_CHECK_SECONDS: String(CHAINING_CHECK_SECONDS),
         AUTH_API_KEYS: JSON.stringify([
           { principal: 'ops', sha256: sha256(KEYS.admin), databases: ['*'], level: 'admin' },
           { principal: 'etl', sha256: sha256(KEYS.writer), databases: ['default'], level: 'write' },
@@ -266,5 +280,161 @@ describe('STS credentials vended per table (RGW)', () => {
     }
     expect((await admin.get('/readyz')).body.checks.sts).toBe('ok');
     expect((await reader.post('/v1/table/shop%24fresh/describe', {})).body.storage_options.aws_session_token).toBeTruthy();
+  });
+  it('gives a vended session no way to another session: AssumeRole of any role, with any policy, name or duration, and GetSessionToken are refused', async () => {
+    const vended = (await describe_(reader, 'shop%24items')).storage_options;
+    const stsAs = new STSClient({
+      region: rgw.region,
+      endpoint: rgw.endpoint,
+      maxAttempts: 1,
+      credentials: { accessKeyId: vended.aws_access_key_id, secretAccessKey: vended.aws_secret_access_key, sessionToken: vended.aws_session_token },
+    });
+    const wide = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3:*', 'sts:*'], Resource: ['*'] }] });
+    const answers: Record<string, number> = {};
+    try {
+      for (const role of [rgw.roleArn, 'arn:aws:iam:::role/analytics-tables']) {
+        for (const policy of [undefined, wide]) {
+          for (const name of ['x', 'lance-default-read', 'lance-catalog-chaining-check']) {
+            for (const seconds of [SESSION_SECONDS, 900, 3600]) {
+              const label = `${role.split('/')[1]} ${policy ? 'wide' : 'no'} policy, ${name}, ${seconds} s`;
+              answers[label] = await statusOf(stsAs.send(new AssumeRoleCommand({ RoleArn: role, RoleSessionName: name, Policy: policy, DurationSeconds: seconds })));
+            }
+          }
+        }
+      }
+      answers['GetSessionToken'] = await statusOf(stsAs.send(new GetSessionTokenCommand({ DurationSeconds: 900 })));
+      answers['AssumeRoleWithWebIdentity'] = await statusOf(
+        stsAs.send(new AssumeRoleWithWebIdentityCommand({ RoleArn: rgw.roleArn, RoleSessionName: 'w', WebIdentityToken: 'eyJhbGciOiJub25lIn0.e30.' })),
+      );
+    } finally {
+      stsAs.destroy();
+    }
+    expect(Object.keys(answers)).toHaveLength(38);
+    expect(Object.entries(answers).filter(([, status]) => status !== 403)).toEqual([]);
+    // The catalog's own keys still may: the refusal is the trust policy's condition on session credentials.
+    const own = new STSClient({ region: rgw.region, endpoint: rgw.endpoint, maxAttempts: 1, credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey } });
+    expect(await statusOf(own.send(new AssumeRoleCommand({ RoleArn: rgw.roleArn, RoleSessionName: 'own', DurationSeconds: 900 })))).toBe(200);
+    own.destroy();
+  });
+
+  it('holds a session to its table: no copy or multipart across tables, no sibling prefix (t1 and t10), no bucket policy, IAM or admin API', async () => {
+    const db = await lancedb.connectNamespace('rest', { uri: server.url, headers: { 'x-api-key': KEYS.admin } });
+    await db.createTable('t1', [{ id: 1 }], ['shop']);
+    await db.createTable('t10', [{ id: 10 }], ['shop']);
+    db.close();
+    const t1 = await describe_(writer, 'shop%24t1');
+    const t10 = keyOf((await describe_(admin, 'shop%24t10')).location);
+    const own = keyOf(t1.location);
+    const t10Manifest = ((await rgw.client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${t10}/_versions/` }))).Contents ?? [])[0].Key!;
+    const s3 = s3With(t1.storage_options);
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${own}/scratch`, Body: 'x' }));
+    const session = { accessKeyId: t1.storage_options.aws_access_key_id, secretAccessKey: t1.storage_options.aws_secret_access_key, sessionToken: t1.storage_options.aws_session_token };
+    const iam = (form: Record<string, string>) => rgw.signed(session, 'iam', { method: 'POST', path: '/', form: { ...form, Version: '2010-05-08' } }).then((r) => r.status);
+    const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: ['*'] }, Action: ['s3:*'], Resource: [`arn:aws:s3:::${BUCKET}/*`] }] });
+    expect({
+      listT10: await statusOf(s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${t10}/` }))),
+      listT1Bare: await statusOf(s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: own.replace(/-[^/]*$/, '') }))),
+      getT10: await statusOf(s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: t10Manifest }))),
+      copyFromT10: await statusOf(s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: `${own}/copied`, CopySource: `${BUCKET}/${t10Manifest}` }))),
+      copyIntoT10: await statusOf(s3.send(new CopyObjectCommand({ Bucket: BUCKET, Key: `${t10}/_versions/copied.manifest`, CopySource: `${BUCKET}/${own}/scratch` }))),
+      multipartIntoT10: await statusOf(s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: `${t10}/data/x.lance` }))),
+      multipartOwn: await statusOf(s3.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: `${own}/data/x.lance` }))),
+      putBucketPolicy: await statusOf(s3.send(new PutBucketPolicyCommand({ Bucket: BUCKET, Policy: policy }))),
+      deleteBucketPolicy: await statusOf(s3.send(new DeleteBucketPolicyCommand({ Bucket: BUCKET }))),
+      // The signer works: the same session lists its own table through it.
+      signedListOwn: (await rgw.signed(session, 's3', { method: 'GET', path: `/${BUCKET}`, query: { 'list-type': '2', prefix: `${own}/` } })).status,
+      iamListRoles: await iam({ Action: 'ListRoles' }),
+      iamPutRolePolicy: await iam({ Action: 'PutRolePolicy', RoleName: 'lance-tables', PolicyName: 'wide', PolicyDocument: policy }),
+      iamCreateRole: await iam({ Action: 'CreateRole', RoleName: 'mine', AssumeRolePolicyDocument: policy }),
+      adminUser: (await rgw.signed(session, 's3', { method: 'GET', path: '/admin/user', query: { uid: 'catalog' } })).status,
+      adminBuckets: (await rgw.signed(session, 's3', { method: 'GET', path: '/admin/bucket', query: { stats: 'true' } })).status,
+    }).toEqual({
+      listT10: 403,
+      listT1Bare: 403,
+      getT10: 403,
+      copyFromT10: 403,
+      copyIntoT10: 403,
+      multipartIntoT10: 403,
+      multipartOwn: 200,
+      putBucketPolicy: 403,
+      deleteBucketPolicy: 403,
+      signedListOwn: 200,
+      iamListRoles: 403,
+      iamPutRolePolicy: 403,
+      iamCreateRole: 403,
+      adminUser: 403,
+      adminBuckets: 403,
+    });
+    // A read-level session copies nothing and starts no upload, even inside its own table.
+    const read = s3With((await describe_(reader, 'shop%24t1')).storage_options);
+    expect({
+      copy: await statusOf(read.send(new CopyObjectCommand({ Bucket: BUCKET, Key: `${own}/copied`, CopySource: `${BUCKET}/${own}/scratch` }))),
+      multipart: await statusOf(read.send(new CreateMultipartUploadCommand({ Bucket: BUCKET, Key: `${own}/data/y.lance` }))),
+    }).toEqual({ copy: 403, multipart: 403 });
+  });
+
+  it('refuses a location holding a pattern character on every path that names one, and reduces names to folder names', async () => {
+    const root = `s3://${BUCKET}/lance/default`;
+    const patterns = [`${root}/n*`, `${root}/*`, `${root}/shop/*.lance`, `${root}/shop/t?`, `${root}/shop/t[0-9]`, `${root}/shop/{a,b}`, `${root}/shop/\${aws:username}`, `${root}/shop/q"x`];
+    const answers: [string, string, number, unknown][] = [];
+    for (const location of patterns) {
+      const declared = await writer.post('/v1/table/shop%24p/declare', { location });
+      answers.push(['declare', location, declared.status, declared.body.code]);
+      const registered = await admin.post('/v1/table/shop%24p/register', { location });
+      answers.push(['register', location, registered.status, registered.body.code]);
+      const created = await writer.send<any>('POST', '/v1/table/shop%24p/create', arrowStream(sampleTable(0, 2)), { ...ARROW_STREAM, 'x-lance-table-location': location });
+      answers.push(['create', location, created.status, created.body.code]);
+      const batch = await writer.post('/v1/table/batch-commit', { operations: [{ declare_table: { id: ['shop', 'p'], location } }] });
+      answers.push(['batch', location, batch.status, batch.body.code]);
+    }
+    expect(answers.filter(([, , status, code]) => status !== 400 || code !== 13)).toEqual([]);
+    const refused = await writer.post('/v1/table/shop%24p/declare', { location: `${root}/n*` });
+    expect(refused.body.error).toMatch(/holds '\*', which storage policies read as a pattern/);
+    expect((await admin.post('/v1/table/shop%24p/exists', {})).status).toBe(404);
+    // Names with pattern characters become folder names without them; their sessions open their own folder only.
+    const named = await writer.post(`/v1/table/${Api.id(['shop', 't*{?}[1]'])}/declare`, {});
+    expect(named.status).toBe(200);
+    expect(named.body.location).toMatch(/^s3:\/\/warehouse\/lance\/default\/shop\/t_____1_-[0-9a-f]{12}\.lance$/);
+    const t10 = keyOf((await describe_(admin, 'shop%24t10')).location);
+    expect(await statusOf(s3With(named.body.storage_options).send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${t10}/` })))).toBe(403);
+  });
+
+  it('vends nothing while a role lets a session obtain another, says why on /readyz, and resumes once the role is fixed', async () => {
+    const logged = server.output().length;
+    await rgw.setRoleTrust('lance-tables', { chainable: true });
+    try {
+      const stopped = await waitFor(
+        () => reader.post('/v1/table/shop%24items/describe', {}),
+        (r) => r.status === 503,
+        CHAINING_CHECK_SECONDS * 1000 * 10,
+      );
+      expect(stopped.body.code).toBe(17);
+      expect(stopped.body.error).toMatch(/credential vending is stopped/);
+      expect(stopped.headers.get('retry-after')).toBeTruthy();
+      expect(stopped.text).not.toMatch(/arn:|aws_/);
+      // Every table and database alike, and nothing is declared without its credentials.
+      expect((await admin.post('/v1/table/a%24events/describe', {}, { 'x-lance-database': 'analytics' })).status).toBe(503);
+      expect((await writer.post('/v1/table/shop%24unsafe/declare', {})).status).toBe(503);
+      expect((await admin.post('/v1/table/shop%24unsafe/exists', {})).status).toBe(404);
+      expect((await reader.post('/v1/table/shop%24items/describe', { vend_credentials: false })).status).toBe(200);
+      const ready = await admin.get('/readyz');
+      expect(ready.status).toBe(503);
+      const checks = JSON.parse(ready.body.detail);
+      expect(checks.sts).toMatch(/vending stopped: a session of role '(lance-tables|analytics-tables)' obtained a session of role 'lance-tables'/);
+      expect(ready.text).not.toContain('arn:');
+      const log = server.output().slice(logged);
+      expect(log).toMatch(/credential vending stopped: a session of arn:aws:iam:::role\/.* obtained a session of role 'lance-tables'/);
+      expect(log).toContain('aws:TokenIssueTime');
+    } finally {
+      await rgw.setRoleTrust('lance-tables', { chainable: false });
+    }
+    const resumed = await waitFor(
+      () => reader.post('/v1/table/shop%24items/describe', {}),
+      (r) => r.status === 200,
+      CHAINING_CHECK_SECONDS * 1000 * 10,
+    );
+    expect(resumed.body.storage_options.aws_session_token).toBeTruthy();
+    expect((await admin.get('/readyz')).body.checks.sts).toBe('ok');
+    expect(server.output().slice(logged)).toContain('credential vending resumed');
   });
 });

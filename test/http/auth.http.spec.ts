@@ -151,6 +151,18 @@ describe('authentication and authorization', () => {
     expect(linked.body.error).toContain('through a symlink');
     expect((await sales.post('/v1/table/loot$stolen/count_rows', {})).status).toBe(404);
     expect((await sales.get('/v1/table')).body.tables).toEqual([]);
+    // Inside its own root, a location holding a character storage policies read as a pattern is refused on every path.
+    for (const location of [`${root}/sales/loot/*`, `${root}/sales/loot/t?`, `${root}/sales/\${x}`, `file://${root}/sales/loot/[a]`]) {
+      for (const r of [
+        await sales.post('/v1/table/loot$stolen/register', { location }),
+        await sales.post('/v1/table/loot$stolen/declare', { location }),
+        await sales.send('POST', '/v1/table/loot$stolen/create', arrowStream(sampleTable(0, 2)), { ...ARROW_STREAM, 'x-lance-table-location': location }),
+        await sales.post('/v1/table/batch-commit', { operations: [{ declare_table: { id: ['loot', 'stolen'], location } }] }),
+      ]) {
+        expect({ location, status: r.status, code: r.body.code }).toEqual({ location, status: 400, code: 13 });
+        expect(r.body.error).toMatch(/which storage policies read as a pattern; name a location without any of/);
+      }
+    }
     // Inside its own root the same principal registers freely.
     const own = await sales.post('/v1/table/loot$mine/declare', {});
     expect(own.body.location.startsWith(`${root}/sales/`)).toBe(true);

@@ -1,6 +1,7 @@
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { Hash, Hmac, createHash, createHmac, randomUUID } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { freePorts } from './ports';
 import { tmpdir } from 'node:os';
@@ -30,10 +31,23 @@ export interface RgwServer {
   /** The Lance storage options the catalog user's credentials reach this store with. */
   storageOptions(): Record<string, string>;
   createBucket(name: string): Promise<void>;
-  /** A role the catalog user may assume, whose own policy allows everything under `prefixes` (bucket/key...). */
-  createRole(name: string, prefixes: string[]): Promise<string>;
+  /**
+   * A role the catalog user may assume, whose own policy allows everything under `prefixes`
+   * (bucket/key...). Its trust policy refuses role sessions, as README's setup says, unless
+   * `chainable` asks for the trust policy that lets a vended session assume it again.
+   */
+  createRole(name: string, prefixes: string[], trust?: { chainable?: boolean }): Promise<string>;
+  /** Replaces a role's trust policy: the safe one, or the chainable one. */
+  setRoleTrust(name: string, trust: { chainable: boolean }): Promise<void>;
   /** An S3 client with the catalog user's credentials, or with vended ones. */
   client(credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }): S3Client;
+  /**
+   * A SigV4-signed request to the gateway for `service` (`iam`, `s3`...) with these credentials,
+   * as any client holding them could send: the IAM query API and the admin API (`/admin/...`).
+   */
+  signed(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }, service: string, request: { method: string; path: string; query?: Record<string, string>; form?: Record<string, string> }): Promise<{ status: number; body: string }>;
+  /** Runs `radosgw-admin` with these arguments against this cluster; answers its standard output. */
+  admin(args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -120,9 +134,8 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwServer> {
     rmSync(dir, { recursive: true, force: true });
   };
 
-  const createRole = async (name: string, prefixes: string[]) => {
-    const trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: ['arn:aws:iam:::user/catalog'] }, Action: ['sts:AssumeRole'] }] };
-    await ceph('radosgw-admin', ['role', 'create', `--role-name=${name}`, `--assume-role-policy-doc=${JSON.stringify(trust)}`]);
+  const createRole = async (name: string, prefixes: string[], trust: { chainable?: boolean } = {}) => {
+    await ceph('radosgw-admin', ['role', 'create', `--role-name=${name}`, `--assume-role-policy-doc=${trustPolicy(trust.chainable ?? false)}`]);
     const resources = prefixes.flatMap((p) => [`arn:aws:s3:::${p.split('/')[0]}`, `arn:aws:s3:::${p.replace(/\/+$/, '')}/*`]);
     const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3:*'], Resource: resources }] };
     await ceph('radosgw-admin', ['role-policy', 'put', `--role-name=${name}`, '--policy-name=tables', `--policy-doc=${JSON.stringify(policy)}`]);
@@ -173,12 +186,64 @@ export async function startRgw(options: RgwOptions = {}): Promise<RgwServer> {
       await s3.send(new CreateBucketCommand({ Bucket: name }));
     },
     createRole,
+    setRoleTrust: async (name, trust) => {
+      await ceph('radosgw-admin', ['role', 'modify', `--role-name=${name}`, `--assume-role-policy-doc=${trustPolicy(trust.chainable)}`]);
+    },
     client,
+    admin: (args) => ceph('radosgw-admin', args),
+    signed: async (credentials, service, request) => {
+      const url = new URL(endpoint);
+      const body = request.form ? new URLSearchParams(request.form).toString() : undefined;
+      const headers: Record<string, string> = { host: url.host };
+      if (body) headers['content-type'] = 'application/x-www-form-urlencoded; charset=utf-8';
+      const signer = new SignatureV4({ service, region, credentials, sha256: NodeSha256 });
+      const signed = await signer.sign({ method: request.method, protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: request.path, query: request.query ?? {}, headers, body });
+      const query = new URLSearchParams(request.query ?? {}).toString();
+      const answer = await fetch(`${endpoint}${request.path}${query ? `?${query}` : ''}`, { method: request.method, headers: signed.headers, body });
+      return { status: answer.status, body: await answer.text() };
+    },
     stop: async () => {
       s3.destroy();
       await stop();
     },
   };
+}
+
+/**
+ * The trust policy of a vending role: only the catalog's user may assume it, and only with its own
+ * long-term keys. RGW matches a role session against the principal of the user that assumed the
+ * role, so without the condition a vended session could call AssumeRole itself and get the role's
+ * whole reach; `aws:TokenIssueTime` is set for temporary credentials only.
+ */
+function trustPolicy(chainable: boolean): string {
+  const statement: Record<string, unknown> = { Effect: 'Allow', Principal: { AWS: ['arn:aws:iam:::user/catalog'] }, Action: ['sts:AssumeRole'] };
+  if (!chainable) statement.Condition = { Null: { 'aws:TokenIssueTime': 'true' } };
+  return JSON.stringify({ Version: '2012-10-17', Statement: [statement] });
+}
+
+/** SHA-256 and its HMAC for the request signer, from node:crypto. */
+class NodeSha256 {
+  private hash: Hash | Hmac;
+  constructor(private readonly secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = this.fresh();
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    this.hash = this.fresh();
+  }
+  private fresh(): Hash | Hmac {
+    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.secret));
+  }
+}
+
+function bytes(data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array {
+  if (typeof data === 'string') return data;
+  return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
 }
 
 /** Polls `GET /` until radosgw answers (it creates its pools first). */

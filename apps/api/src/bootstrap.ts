@@ -8,7 +8,8 @@ import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import { CatalogError } from '@app/catalog';
 import type { Logger as PinoLogger } from 'pino';
-import { JsonLogger, Metrics, accessLog, createLogger } from '@app/nest-wiring';
+import { CREDENTIAL_VENDING, JsonLogger, Metrics, accessLog, createLogger } from '@app/nest-wiring';
+import type { CredentialVending } from '@app/storage';
 import { redactedUrl } from '@app/event-store';
 import { noRedisHint, redisAnswers } from '@app/jobs';
 import { ApiModule } from './api.module';
@@ -180,6 +181,8 @@ export async function listen(app: NestFastifyApplication, config: AppConfig): Pr
         : `no authentication configured and ALLOW_UNAUTHENTICATED_NETWORK=true: anyone who reaches ${config.host}:${port} may do anything`,
     );
   }
+  // Proven before the first client asks, then on a schedule: no vended session can obtain another.
+  app.get<CredentialVending>(CREDENTIAL_VENDING).start?.();
   // Not awaited: the server serves whether Redis answers or not.
   void redisAnswers(config.redisUrl).then((answers) => answers || log.warn(noRedisHint(redactedUrl(config.redisUrl))));
   return `http://${host}:${port}`;

@@ -32,7 +32,7 @@ export class BatchCommitService {
     }
     // Vended first, one per declared table: when any cannot be had, nothing is committed.
     const storageOptions = await Promise.all(
-      operations.map((op) => (op.kind === 'declare_table' ? this.clientOptions.forTable(ctx, op.command.location) : undefined)),
+      operations.map((op) => (op.kind === 'declare_table' ? this.clientOptions.forTable(ctx, { id: op.command.id, uuid: op.command.tableUuid, location: op.command.location }) : undefined)),
     );
     return this.writer.execute(ctx, 'BatchCommitTables', (view, metadata) => {
       const decision = decideBatch(view, operations, metadata);

@@ -1,3 +1,4 @@
+import type { TableState } from '@app/catalog';
 import type { StorageOptions } from '@app/config';
 import { CredentialVending, Warehouse, withoutCredentials } from '@app/storage';
 import { RequestContext } from './request-context';
@@ -14,13 +15,21 @@ export class ClientStorageOptions {
     private readonly vending: CredentialVending,
   ) {}
 
-  async forTable(ctx: RequestContext, location: string, vendCredentials = true): Promise<StorageOptions> {
+  async forTable(ctx: RequestContext, table: VendedTable, vendCredentials = true): Promise<StorageOptions> {
     if (ctx.service) {
       const own = this.warehouse.storageOptions(ctx.database, true);
       return vendCredentials ? own : withoutCredentials(own);
     }
     if (!this.warehouse.onObjectStore) return {};
     if (!vendCredentials) return this.vending.reach(ctx.database);
-    return this.vending.vend({ database: ctx.database, location, access: ctx.level === 'write' || ctx.level === 'admin' ? 'write' : 'read' });
+    return this.vending.vend({
+      database: ctx.database,
+      location: table.location,
+      table: `${table.uuid}\u0000${table.id.join('\u0000')}`,
+      access: ctx.level === 'write' || ctx.level === 'admin' ? 'write' : 'read',
+    });
   }
 }
+
+/** What credentials are vended for: a table's location, and its incarnation (uuid and name). */
+export type VendedTable = Pick<TableState, 'id' | 'uuid' | 'location'>;

@@ -29,7 +29,7 @@ export class CreateTableService {
       return {
         location: existing.location,
         version: existing.latestVersion,
-        storage_options: await this.tables.storageOptions(ctx, existing.location),
+        storage_options: await this.tables.storageOptions(ctx, existing),
         properties: existing.properties,
       };
     }
@@ -42,7 +42,7 @@ export class CreateTableService {
     let storageOptions;
     try {
       // Vended before the data is written: when none can be had, nothing is.
-      storageOptions = await this.tables.storageOptions(ctx, table.location);
+      storageOptions = await this.tables.storageOptions(ctx, table);
       const overwrite = existing && req.mode === 'Overwrite';
       written = await this.data.writeFresh(ctx, table, req.data, overwrite ? 'overwrite' : 'create', existing ? 'Overwrite' : 'Create');
     } catch (e) {

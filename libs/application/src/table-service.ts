@@ -29,7 +29,7 @@ import { LanceTables, checkStoredManifests, listManifestsOnDisk } from '@app/lan
 import { Warehouse } from '@app/storage';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
-import { ClientStorageOptions } from './client-storage-options';
+import { ClientStorageOptions, VendedTable } from './client-storage-options';
 import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
 import { lanceInputError } from './lance-errors';
@@ -75,8 +75,8 @@ export class TableService {
    * for the server's calls and its workers, what the vending port gives clients for that table at
    * their level otherwise (without credentials when the caller asks for none).
    */
-  storageOptions(ctx: RequestContext, location: string, vendCredentials = true): Promise<Record<string, string>> {
-    return this.options.clientOptions.forTable(ctx, location, vendCredentials);
+  storageOptions(ctx: RequestContext, table: VendedTable, vendCredentials = true): Promise<Record<string, string>> {
+    return this.options.clientOptions.forTable(ctx, table, vendCredentials);
   }
 
   private conditionalPut?: Promise<boolean>;
@@ -110,7 +110,7 @@ export class TableService {
       : defaultTableLocation(this.warehouse.databaseRoot(ctx.database), req.id, tableUuid);
     const managedVersioning = this.options.managedVersioning;
     // Vended first: when none can be had, nothing is declared.
-    const storageOptions = await this.storageOptions(ctx, location);
+    const storageOptions = await this.storageOptions(ctx, { id: req.id, uuid: tableUuid, location });
     return this.writer.execute(ctx, 'DeclareTable', (view) => ({
       events: decideDeclareTable(view, { id: req.id, tableUuid, location, properties: req.properties, managedVersioning }),
       result: (transactionId) => ({
@@ -134,7 +134,7 @@ export class TableService {
     await checkStoredManifests(this.warehouse.files, location, versions);
     const tableUuid = randomUUID();
     const managedVersioning = this.options.managedVersioning;
-    const storageOptions = await this.storageOptions(ctx, location);
+    const storageOptions = await this.storageOptions(ctx, { id: req.id, uuid: tableUuid, location });
     return this.writer.execute(ctx, 'RegisterTable', (view) => ({
       events: decideRegisterTable(view, { ...req, location, tableUuid, managedVersioning, versions }),
       result: (transactionId) => ({ location, storage_options: storageOptions, properties: req.properties, transaction_id: transactionId }),
@@ -146,7 +146,7 @@ export class TableService {
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
-      storage_options: await this.storageOptions(ctx, table.location, req.vendCredentials ?? true),
+      storage_options: await this.storageOptions(ctx, table, req.vendCredentials ?? true),
       properties: table.properties,
       managed_versioning: table.managedVersioning,
     };

@@ -19,6 +19,8 @@ export interface StsClientCredentials {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** How long a vended session lives (STS DurationSeconds). */
   durationSeconds: number;
+  /** How often the catalog checks that a vended session cannot obtain another (STS_CHAINING_CHECK_SECONDS). */
+  chainingCheckSeconds: number;
 }
 
 const ROLE_ARN = /^arn:[a-z0-9-]+:iam::[A-Za-z0-9_-]*:role\/[\w+=,.@\/-]{1,512}$/;
@@ -66,6 +68,7 @@ export function readClientCredentials(env: NodeJS.ProcessEnv, objectStore: Objec
     region: objectStore.region,
     credentials: objectStore.credentials,
     durationSeconds: seconds,
+    chainingCheckSeconds: readCheckSeconds(env.STS_CHAINING_CHECK_SECONDS, problems),
   };
 }
 
@@ -75,6 +78,16 @@ function readSeconds(value: string | undefined, problems: string[]): number {
   if (!Number.isInteger(n) || n < 1 || n > 43_200) {
     problems.push(`VENDED_CREDENTIALS_SECONDS: must be an integer from 1 to 43200, got '${value}'`);
     return 3600;
+  }
+  return n;
+}
+
+function readCheckSeconds(value: string | undefined, problems: string[]): number {
+  if (value === undefined || value.trim() === '') return 300;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 86_400) {
+    problems.push(`STS_CHAINING_CHECK_SECONDS: must be an integer from 1 to 86400, got '${value}'`);
+    return 300;
   }
   return n;
 }

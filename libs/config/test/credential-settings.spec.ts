@@ -37,6 +37,7 @@ describe('client credentials (CLIENT_CREDENTIALS and STS_*)', () => {
       region: 'eu-west-1',
       credentials: { accessKeyId: 'catalog', secretAccessKey: 'secret', sessionToken: undefined },
       durationSeconds: 900,
+      chainingCheckSeconds: 300,
     });
     const shared = loadConfig({ ...S3, CLIENT_CREDENTIALS: 'sts', STS_ROLE_ARN: ROLE }).clientCredentials;
     expect(shared).toMatchObject({ endpoint: 'http://127.0.0.1:7480', durationSeconds: 3600, roleArnByDatabase: {} });
@@ -59,6 +60,12 @@ describe('client credentials (CLIENT_CREDENTIALS and STS_*)', () => {
     ]);
     for (const seconds of ['0', '43201', '1.5', 'soon']) {
       expect(problems({ ...S3, VENDED_CREDENTIALS_SECONDS: seconds })).toEqual([`VENDED_CREDENTIALS_SECONDS: must be an integer from 1 to 43200, got '${seconds}'`]);
+    }
+    expect(loadConfig({ ...S3, CLIENT_CREDENTIALS: 'sts', STS_ROLE_ARN: ROLE, STS_CHAINING_CHECK_SECONDS: '2' }).clientCredentials).toMatchObject({ chainingCheckSeconds: 2 });
+    for (const seconds of ['0', '86401', 'often']) {
+      expect(problems({ ...S3, CLIENT_CREDENTIALS: 'sts', STS_ROLE_ARN: ROLE, STS_CHAINING_CHECK_SECONDS: seconds })).toEqual([
+        `STS_CHAINING_CHECK_SECONDS: must be an integer from 1 to 86400, got '${seconds}'`,
+      ]);
     }
   });
 

@@ -70,7 +70,12 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       provide: CREDENTIAL_VENDING,
       inject: [APP_CONFIG, Warehouse],
       useFactory: (c: AppConfig, w: Warehouse): CredentialVending =>
-        c.clientCredentials.mode === 'sts' ? new StsCredentials(c.clientCredentials, w) : new StaticCredentials(w),
+        c.clientCredentials.mode === 'sts'
+          ? new StsCredentials(c.clientCredentials, w, {
+              chainingCheckMillis: c.clientCredentials.chainingCheckSeconds * 1000,
+              log: (level, message) => (level === 'error' ? new Logger('sts').error(message) : new Logger('sts').log(message)),
+            })
+          : new StaticCredentials(w),
     },
     {
       provide: ClientStorageOptions,

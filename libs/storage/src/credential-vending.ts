@@ -8,6 +8,11 @@ export interface VendRequest {
   /** The table's root location (`s3://bucket/key`): its branches' trees live under it. */
   location: string;
   access: VendedAccess;
+  /**
+   * The table's incarnation (its uuid and name): a session is never handed to another one, so a
+   * table dropped, renamed or registered again gets none cached for what it was before.
+   */
+  table: string;
 }
 
 /**
@@ -24,6 +29,8 @@ export interface CredentialVending {
   reach(database: string): StorageOptions;
   /** What /readyz reports for the service vending depends on; absent when it depends on none. */
   readonly dependency?: { name: string; ping(): Promise<void> };
+  /** Starts what the vending checks on its own (the STS chaining check); the API calls it once it serves. */
+  start?(): void;
   close(): void;
 }
 

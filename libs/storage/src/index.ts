@@ -7,3 +7,6 @@ export * from './credential-vending';
 export * from './static-credentials';
 export * from './sts-credentials';
 export * from './session-policy';
+export * from './policy-characters';
+export * from './sts-calls';
+export * from './sts-chaining-check';

@@ -1,5 +1,7 @@
+import { CatalogError, ErrorCode } from '@app/catalog';
 import { parseS3Uri } from './object-uri';
 import type { VendedAccess } from './credential-vending';
+import { policyPatternCharacter } from './policy-characters';
 
 const READ_ACTIONS = ['s3:GetObject'];
 // PutObject covers multipart parts and their completion; Lance aborts what it gave up on.
@@ -9,10 +11,20 @@ const WRITE_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:Ab
  * The inline session policy of one table's credentials: its objects (everything under its root,
  * its branches' `tree/<branch>/` included) read-only or read-write, and listing inside it only.
  * The session can never do more than the role's own policy allows; this only narrows it.
+ * Locations are refused when they hold a pattern character, but a table recorded before that
+ * rule, or a warehouse root holding one, must not become a wildcard here either.
  */
 export function tableSessionPolicy(location: string, access: VendedAccess, partition = 'aws'): string {
   const { bucket, key } = parseS3Uri(location);
   const prefix = `${key.replace(/\/+$/, '')}/`;
+  const special = policyPatternCharacter(`${bucket}/${prefix}`);
+  if (special !== undefined) {
+    throw new CatalogError(
+      ErrorCode.InvalidInput,
+      `no credentials are vended for this table: its location holds '${special}', which a storage policy reads as a pattern`,
+      'Describe it with vend_credentials: false, or register its files again at a location without pattern characters.',
+    );
+  }
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [

@@ -1,10 +1,10 @@
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { LRUCache } from 'lru-cache';
-import { CatalogError, ErrorCode } from '@app/catalog';
 import type { StorageOptions, StsClientCredentials } from '@app/config';
 import { CredentialVending, VendRequest, VendedAccess, withoutCredentials } from './credential-vending';
+import { joinLocation } from './object-uri';
 import { NOTHING_ALLOWED, partitionOf, tableSessionPolicy } from './session-policy';
+import { StsCalls, StsFailure } from './sts-calls';
+import { StsChainingCheck } from './sts-chaining-check';
 import type { Warehouse } from './warehouse';
 
 interface Session {
@@ -17,20 +17,31 @@ export function refreshOffsetMillis(durationSeconds: number): number {
   return Math.min(60_000, Math.floor((durationSeconds * 1000) / 5));
 }
 
+export interface StsVendingOptions {
+  cachedSessions?: number;
+  /** How often the chaining check runs (STS_CHAINING_CHECK_SECONDS). */
+  chainingCheckMillis?: number;
+  log?: (level: 'error' | 'log', message: string) => void;
+}
+
 /**
  * CLIENT_CREDENTIALS=sts: AssumeRole (the database's role, else STS_ROLE_ARN) with an inline
  * session policy for the one table's prefix, read-only or read-write. The answer carries
  * `expires_at_millis` and `refresh_offset_millis`, so Lance asks DescribeTable again before the
- * session ends. Sessions are kept per (role, table, access) and handed out again while at least
- * twice the refresh offset of their life is left: a client refreshing at the offset always gets a
- * fresh one, and a DescribeTable is an STS round trip only once per session.
+ * session ends. Sessions are kept per (role, access, table incarnation) and handed out again while
+ * at least twice the refresh offset of their life is left: a client refreshing at the offset always
+ * gets a fresh one, and a DescribeTable is an STS round trip only once per session. A table dropped,
+ * renamed or registered again is another incarnation and never gets an earlier session.
  *
+ * Nothing is vended until the chaining check has proven that a vended session cannot obtain
+ * another (sts-chaining-check.ts), nor while a check finds it can.
  * STS unreachable or refusing is 503 code 17: the catalog never hands out its own keys instead.
  */
 export class StsCredentials implements CredentialVending {
   readonly kind = 'sts';
   readonly dependency: { name: string; ping(): Promise<void> };
-  private readonly client: STSClient;
+  private readonly calls: StsCalls;
+  private readonly chaining: StsChainingCheck;
   private readonly sessions: LRUCache<string, Session>;
   private readonly minting = new Map<string, Promise<Session>>();
   private readonly refreshOffset: number;
@@ -38,19 +49,25 @@ export class StsCredentials implements CredentialVending {
   constructor(
     private readonly settings: StsClientCredentials,
     private readonly warehouse: Warehouse,
-    cachedSessions = 10_000,
+    options: StsVendingOptions = {},
   ) {
-    this.client = new STSClient({
-      region: settings.region,
-      endpoint: settings.endpoint,
-      credentials: settings.credentials,
-      // An unreachable STS answers 503 within seconds, not after the SDK's long default waits.
-      maxAttempts: 2,
-      requestHandler: new NodeHttpHandler({ connectionTimeout: 2000, requestTimeout: 10_000 }),
-    });
-    this.sessions = new LRUCache({ max: cachedSessions });
+    this.calls = new StsCalls(settings);
+    this.sessions = new LRUCache({ max: options.cachedSessions ?? 10_000 });
     this.refreshOffset = refreshOffsetMillis(settings.durationSeconds);
     this.dependency = { name: 'sts', ping: () => this.ping() };
+    this.chaining = new StsChainingCheck(this.calls, {
+      roles: [settings.roleArn, ...Object.values(settings.roleArnByDatabase)],
+      probePolicy: () => tableSessionPolicy(joinLocation(warehouse.root, '.sts-chaining-probe'), 'read', partitionOf(settings.roleArn)),
+      durationSeconds: settings.durationSeconds,
+      everyMillis: options.chainingCheckMillis ?? 300_000,
+      log: options.log ?? (() => undefined),
+    });
+    // Sessions already handed out may chain: none of them is handed out again.
+    this.chaining.onVerdict((verdict) => verdict.kind === 'chainable' && this.sessions.clear());
+  }
+
+  start(): void {
+    this.chaining.start();
   }
 
   reach(database: string): StorageOptions {
@@ -58,8 +75,9 @@ export class StsCredentials implements CredentialVending {
   }
 
   async vend(request: VendRequest): Promise<StorageOptions> {
+    await this.chaining.requireSafe();
     const roleArn = this.roleOf(request.database);
-    const key = `${roleArn}\u0000${request.access}\u0000${request.location}`;
+    const key = [roleArn, request.access, request.location, request.table].join('\u0000');
     const held = this.sessions.get(key);
     if (held && held.expiresAtMillis - Date.now() > 2 * this.refreshOffset) return { ...held.options };
     let pending = this.minting.get(key);
@@ -73,7 +91,8 @@ export class StsCredentials implements CredentialVending {
   }
 
   close(): void {
-    this.client.destroy();
+    this.chaining.stop();
+    this.calls.close();
   }
 
   private roleOf(database: string): string {
@@ -81,63 +100,35 @@ export class StsCredentials implements CredentialVending {
   }
 
   private async mint(request: VendRequest, roleArn: string): Promise<Session> {
-    const credentials = await this.assume(roleArn, sessionName(request.database, request.access), tableSessionPolicy(request.location, request.access, partitionOf(roleArn)));
-    const expiresAtMillis = credentials.Expiration!.getTime();
+    const policy = tableSessionPolicy(request.location, request.access, partitionOf(roleArn));
+    const credentials = await this.calls.assumeRole({ roleArn, sessionName: sessionName(request.database, request.access), policy, durationSeconds: this.settings.durationSeconds });
+    const expiresAtMillis = credentials.expiration.getTime();
     return {
       expiresAtMillis,
       options: {
         ...this.reach(request.database),
-        aws_access_key_id: credentials.AccessKeyId!,
-        aws_secret_access_key: credentials.SecretAccessKey!,
-        aws_session_token: credentials.SessionToken!,
+        aws_access_key_id: credentials.accessKeyId,
+        aws_secret_access_key: credentials.secretAccessKey,
+        aws_session_token: credentials.sessionToken,
         expires_at_millis: String(expiresAtMillis),
         refresh_offset_millis: String(this.refreshOffset),
       },
     };
   }
 
-  /** Whether the default role can be assumed: a session allowed nothing, handed to no one. */
+  /**
+   * Whether the default role can be assumed (a session allowed nothing, handed to no one) and the
+   * chaining check passed. /readyz is public: the endpoint, role names and what went wrong, no ARN.
+   */
   private async ping(): Promise<void> {
+    this.chaining.start();
     try {
-      await this.assume(this.settings.roleArn, 'lance-catalog-readiness', NOTHING_ALLOWED);
+      await this.calls.assumeRole({ roleArn: this.settings.roleArn, sessionName: 'lance-catalog-readiness', policy: NOTHING_ALLOWED, durationSeconds: this.settings.durationSeconds });
     } catch (e) {
-      // /readyz is public: the endpoint and what went wrong, not the role.
       throw new Error(e instanceof StsFailure ? e.summary : String(e));
     }
-  }
-
-  private async assume(roleArn: string, sessionName: string, policy: string) {
-    const where = this.settings.endpoint ?? `the ${this.settings.region} endpoint`;
-    let answer;
-    try {
-      answer = await this.client.send(
-        new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: sessionName, Policy: policy, DurationSeconds: this.settings.durationSeconds }),
-      );
-    } catch (e) {
-      const err = e as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-      const status = err.$metadata?.httpStatusCode;
-      throw status
-        ? new StsFailure(`${where} refused AssumeRole (HTTP ${status})`, `STS at ${where} refused AssumeRole of ${roleArn} with HTTP ${status} (${err.name}: ${err.message})`)
-        : new StsFailure(`${where} is unreachable`, `STS at ${where} is unreachable: ${err.message ?? String(e)}`);
-    }
-    const c = answer.Credentials;
-    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
-      throw new StsFailure(`${where} answered AssumeRole without credentials`, `STS at ${where} answered AssumeRole of ${roleArn} without credentials`);
-    }
-    return c;
-  }
-}
-
-/**
- * STS unreachable, refusing, or answering nothing usable. For a client it is 503 code 17 (the
- * whole text goes to the log with the request id); /readyz shows the summary.
- */
-class StsFailure extends CatalogError {
-  constructor(
-    readonly summary: string,
-    internal: string,
-  ) {
-    super(ErrorCode.ServiceUnavailable, 'the credential service (STS) vended no credentials for this table; retry later', undefined, internal);
+    const problem = this.chaining.problem();
+    if (problem) throw new Error(problem);
   }
 }
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { invalidInput } from '@app/catalog';
 import type { ObjectStoreSettings, StorageOptions } from '@app/config';
 import { LocalFiles } from './local-files';
+import { POLICY_SPECIAL_SHOWN, policyPatternCharacter } from './policy-characters';
 import { isS3Uri, joinLocation, schemeOf } from './object-uri';
 import { S3Files } from './s3-files';
 import { TableFiles } from './table-files';
@@ -58,10 +59,16 @@ export class Warehouse {
    * warehouse (symlinks resolved on local disks). Anything else is refused with the same answer,
    * which names only the caller's input and its own root (`$WAREHOUSE/<database>` on a local disk):
    * nothing tells whether the location is
-   * another database's, or whether anything is there.
+   * another database's, or whether anything is there. A location holding a character a storage
+   * policy reads as a pattern is refused first, on every store: credentials vended for it would
+   * open every folder the pattern matches.
    */
   async resolveClientLocation(location: string, database: string): Promise<string> {
     if (location.includes('\u0000')) throw invalidInput('location contains a NUL byte');
+    const special = policyPatternCharacter(location);
+    if (special !== undefined) {
+      throw invalidInput(`location '${location}' holds '${special}', which storage policies read as a pattern; name a location without any of ${POLICY_SPECIAL_SHOWN}`);
+    }
     const root = this.databaseRoot(database);
     // A local root is named from the warehouse on, not with the server's own directories.
     const shown = this.objectStore ? root : `$WAREHOUSE/${database}`;

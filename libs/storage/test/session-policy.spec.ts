@@ -1,4 +1,4 @@
-import { CREDENTIAL_OPTIONS, partitionOf, refreshOffsetMillis, tableSessionPolicy, withoutCredentials } from '../src';
+import { CREDENTIAL_OPTIONS, partitionOf, policyPatternCharacter, refreshOffsetMillis, tableSessionPolicy, withoutCredentials } from '../src';
 
 describe('the session policy of one table', () => {
   it('allows reading the table\'s objects and listing inside it, nothing else, for a read-level caller', () => {
@@ -24,6 +24,13 @@ describe('the session policy of one table', () => {
       Resource: ['arn:aws-cn:s3:::warehouse/t.lance/*'],
     });
     expect(policy.Statement[1].Condition).toEqual({ StringLike: { 's3:prefix': ['t.lance/*'] } });
+  });
+
+  it('refuses to build a policy from a location a storage policy would read as a pattern', () => {
+    for (const location of ['s3://warehouse/lance/default/n*', 's3://warehouse/t?.lance', 's3://warehouse/${aws:username}', 's3://wh[1]/t', 's3://warehouse/a"b']) {
+      expect(() => tableSessionPolicy(location, 'read')).toThrow(/its location holds '.', which a storage policy reads as a pattern/);
+    }
+    expect(policyPatternCharacter('s3://warehouse/lance/default/shop/t_-0123456789ab.lance')).toBeUndefined();
   });
 
   it('takes the partition from the role', () => {
