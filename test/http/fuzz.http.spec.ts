@@ -5,6 +5,7 @@ import { httpStatusOf } from '../../apps/api/src/http/error-status';
 import { Api } from '../support/http';
 import { ARROW_STREAM, arrowStream, sampleTable } from '../support/arrow-data';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
+import { streamWithDeltaDictionaries } from '../support/arrow-corrupt';
 
 interface Case {
   name: string;
@@ -181,6 +182,15 @@ describe('bad input over every route', () => {
       cases.push({ name: `create at ${location}`, method: 'POST', path: '/v1/table/fz%24cre/create', body: arrowStream(sampleTable(0, 3)), headers: { ...ARROW_STREAM, 'x-lance-table-location': location }, mayPass: false });
       cases.push({ name: `commit a manifest from ${location}`, method: 'POST', path: '/v1/table/fz%24t/version/create', body: JSON.stringify({ version: 99, manifest_path: `${location}/_versions/1.manifest` }), mayPass: false });
     }
+
+    // Dictionary batches past ARROW_MAX_DICTIONARY_BATCHES, and a stream of many under it; filters each allowed
+    // on its own whose work adds up.
+    cases.push({ name: 'insert 2,000 delta dictionaries', method: 'POST', path: '/v1/table/fz%24t/insert', body: streamWithDeltaDictionaries(2000), headers: ARROW_STREAM, mayPass: false });
+    // Decoded in the data plane, then refused as rows that do not fit the table: nothing changes.
+    cases.push({ name: 'insert 300 delta dictionaries', method: 'POST', path: '/v1/table/fz%24t/insert', body: streamWithDeltaDictionaries(300), headers: ARROW_STREAM, mayPass: false });
+    const expensive = Array.from({ length: 50 }, () => 'length(repeat(text, 1000)) > 0').join(' AND ');
+    cases.push({ name: 'count_rows with 50 repeats', method: 'POST', path: '/v1/table/fz%24t/count_rows', body: JSON.stringify({ predicate: expensive }), mayPass: true });
+    cases.push({ name: 'query with 50 repeats', method: 'POST', path: '/v1/table/fz%24t/query', body: JSON.stringify({ filter: expensive, k: 5, vector: { single_vector: [1, 2, 3, 4, 5, 6, 7, 8] } }), mayPass: true });
 
     const bothVectors = { vector: { single_vector: [1, 2, 3, 4, 5, 6, 7, 8], multi_vector: [[1, 2, 3, 4, 5, 6, 7, 8]] }, k: 5 };
     cases.push({ name: 'query with both vectors', method: 'POST', path: '/v1/table/fz%24t/query', body: JSON.stringify(bothVectors), mayPass: false });

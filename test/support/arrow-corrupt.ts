@@ -49,3 +49,18 @@ export function streamWithBufferAt(bytes: Buffer, offset: bigint): Buffer {
   copy.writeBigInt64LE(offset, at + batch.buffers(0)!.bb_pos);
   return copy;
 }
+
+/**
+ * A one-row stream of a dictionary-encoded column whose dictionary arrives as one batch and then
+ * `deltas` empty delta batches: apache-arrow concatenates the dictionary at each delta, so its
+ * decoding time grows with the square of their number while the body stays small.
+ */
+export function streamWithDeltaDictionaries(deltas: number): Buffer {
+  const first = arrow.vectorFromArray(['a'], new arrow.Utf8()).data[0];
+  const empty = arrow.vectorFromArray([] as string[], new arrow.Utf8()).data[0];
+  const dictionary = new arrow.Vector([first, ...Array.from({ length: deltas }, () => empty)]);
+  const type = new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32(), 0);
+  const indices = arrow.makeData({ type, length: 1, nullCount: 0, data: Int32Array.from([0]), dictionary });
+  const table = new arrow.Table({ tag: arrow.makeVector(indices), id: arrow.vectorFromArray(Int32Array.from([1])) });
+  return Buffer.from(arrow.tableToIPC(table, 'stream'));
+}

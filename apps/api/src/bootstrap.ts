@@ -20,7 +20,7 @@ import { OPERATIONS } from './operations';
 import { bindOperations } from './operations/bind-operations';
 import { servicesOf } from './operations/operation-services';
 import { useInputLimits } from './http/input-limits';
-import { parseJsonBody } from './http/json-body';
+import { installJsonBodyParser } from './http/json-body-parser';
 import { contextHeadersProblem } from './http/context-headers';
 
 /** Builds the HTTP application: Fastify configured for the REST binding's encodings. */
@@ -60,19 +60,13 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   const fastify = app.getHttpAdapter().getInstance();
   // Only JSON bodies are read here (Arrow streams get their own parser with the data plane).
   fastify.removeContentTypeParser('text/plain');
-  // ListTableVersions sends the JSON literal `null`, and curl users send empty bodies: both are {}.
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
-    try {
-      done(null, parseJsonBody(text, { maxDepth: config.inputLimits.jsonMaxDepth, maxArrayItems: config.inputLimits.jsonMaxArrayItems }));
-    } catch (e) {
-      if (e instanceof CatalogError) return done(e, undefined);
-      const err = e as Error & { statusCode?: number; code?: string };
-      err.statusCode = 400;
-      err.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
-      done(err, undefined);
-    }
+  const json = config.inputLimits;
+  installJsonBodyParser(fastify, {
+    maxBytes: Math.min(json.jsonBodyLimit, config.bodyLimit),
+    limitName: json.jsonBodyLimit <= config.bodyLimit ? 'JSON_BODY_LIMIT' : 'BODY_LIMIT',
+    maxDepth: json.jsonMaxDepth,
+    maxArrayItems: json.jsonMaxArrayItems,
+    maxObjectKeys: json.jsonMaxObjectKeys,
   });
   // Data operations carry Arrow IPC streams; they are read by the data plane, not parsed here.
   fastify.addContentTypeParser('application/vnd.apache.arrow.stream', { parseAs: 'buffer', bodyLimit: config.bodyLimit }, (_req, body, done) =>

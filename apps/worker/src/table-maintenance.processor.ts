@@ -21,7 +21,7 @@ export class TableMaintenanceProcessor extends TransactionJobProcessor<TableMain
   }
 
   process(job: Job<TableMaintenanceJob>, token?: string): Promise<string> {
-    const ctx = workerContext(job.data.database);
+    const ctx = { ...workerContext(job.data.database), ...(job.data.principal !== undefined ? { principal: job.data.principal } : {}) };
     const { transactionId, table, branch, kind, options } = job.data;
     let found: TableLine | undefined;
     let whole: TableState | undefined;

@@ -3,6 +3,7 @@ import { BatchOperation, CatalogEvent, DeclareTable, ObjectId, Properties, Versi
 import { Warehouse } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
 import { ClientStorageOptions } from './client-storage-options';
+import { requireRightToSetPolicy } from './policy-rights';
 import { RequestContext } from './request-context';
 import { VersionService, deletedCount, stagedVersions, versionCreatedIn, versionJsonOf } from './version-service';
 
@@ -49,6 +50,7 @@ export class BatchCommitService {
   }
 
   private async declaration(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties }): Promise<DeclareTable> {
+    requireRightToSetPolicy(ctx, req.properties);
     const tableUuid = randomUUID();
     const location = req.location
       ? await this.warehouse.resolveClientLocation(req.location, ctx.database)

@@ -1,5 +1,5 @@
 import { ObjectId, invalidInput } from '@app/catalog';
-import { ArrowBody, ColumnAlteration, DataPlaneOp, DataPlaneResult, FieldMetadataUpdate, MergeInsertOptions, withIpcFile } from '@app/lance';
+import { ArrowBody, ColumnAlteration, DataPlaneOp, DataPlaneResult, FieldMetadataUpdate, MergeInsertOptions } from '@app/lance';
 import { DataService } from './data-service';
 import { RequestContext } from './request-context';
 
@@ -39,9 +39,7 @@ export class DataMutationService {
     if (!o.whenMatchedUpdateAll && !o.whenNotMatchedInsertAll && !o.whenNotMatchedBySourceDelete) {
       throw invalidInput('merge_insert needs at least one of when_matched_update_all, when_not_matched_insert_all, when_not_matched_by_source_delete');
     }
-    const r = await withIpcFile(data, (file) =>
-      this.mutate<'mergeInsert'>(ctx, target, 'MergeInsert', { kind: 'mergeInsert', file, options: o }, (m) => m.numInsertedRows + m.numUpdatedRows + m.numDeletedRows),
-    );
+    const r = await this.mutate<'mergeInsert'>(ctx, target, 'MergeInsert', { kind: 'mergeInsert', body: data.bytes, options: o }, (m) => m.numInsertedRows + m.numUpdatedRows + m.numDeletedRows);
     return {
       transaction_id: r.transaction_id,
       num_updated_rows: r.numUpdatedRows,

@@ -12,7 +12,7 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { ArrowBody, DataPlane, DataPlaneKind, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, listManifestsOnDisk, toArrowFile, withIpcFile } from '@app/lance';
+import { ArrowBody, DataPlane, DataPlaneCall, DataPlaneKind, MergeInsertOptions, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, listManifestsOnDisk, toArrowFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
@@ -148,7 +148,7 @@ export class DataService {
 
   async insertIntoTable(ctx: RequestContext, req: { id: ObjectId; mode: InsertMode; data: ArrowBody; branch?: string }) {
     const table = await this.table(ctx, req.id, undefined, req.branch);
-    const rows = req.data.table.numRows;
+    const rows = req.data.rows;
     const operation = req.mode === 'Overwrite' ? 'Overwrite' : 'Insert';
     let written: RecordedWrite;
     if (table.branch === undefined && (await this.isOnlyDeclared(table))) {
@@ -157,12 +157,10 @@ export class DataService {
       const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
       const mode = req.mode === 'Overwrite' ? 'overwrite' : 'append';
       const what = 'inserting failed';
-      const added = await withIpcFile(req.data, (file) =>
-        retryingConflicts(
-          what,
-          () => this.write(ctx, { kind: 'insert', table: this.ref(ctx, table), mode, file }, expected, what),
-          () => expected.recorded !== undefined || expected.riding,
-        ),
+      const added = await retryingConflicts(
+        what,
+        () => this.write(ctx, { kind: 'insert', table: this.ref(ctx, table), mode, body: req.data.bytes }, expected, what),
+        () => expected.recorded !== undefined || expected.riding,
       );
       written = await this.recorded(ctx, req.id, expected, added.version, table.branch);
     }
@@ -180,8 +178,8 @@ export class DataService {
     mode: 'create' | 'overwrite',
     operation: DataChange['operation'],
   ): Promise<RecordedWrite> {
-    const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows: data.table.numRows });
-    const { version } = await withIpcFile(data, (file) => this.write(ctx, { kind: 'create', table: this.ref(ctx, table), mode, file }, expected, 'writing the table failed'));
+    const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows: data.rows });
+    const { version } = await this.write(ctx, { kind: 'create', table: this.ref(ctx, table), mode, body: data.bytes }, expected, 'writing the table failed');
     return this.recorded(ctx, table.id, expected, version);
   }
 
@@ -192,12 +190,16 @@ export class DataService {
   private async write<K extends 'insert' | 'create'>(ctx: RequestContext, op: Extract<DataPlaneOp, { kind: K }>, expected: ExpectedChange, what: string): Promise<DataPlaneResult<K>> {
     let end: (() => void) | undefined;
     try {
-      return await this.plane.run(op, {
-        writing: (writer) => {
-          end?.();
-          end = expected.begin(writer);
+      return await this.plane.run(
+        op,
+        {
+          writing: (writer) => {
+            end?.();
+            end = expected.begin(writer);
+          },
         },
-      });
+        callOf(ctx),
+      );
     } catch (e) {
       throw dataPlaneError(e, what, true);
     } finally {
@@ -218,7 +220,8 @@ export class DataService {
   ): Promise<DataPlaneResult<K>> {
     await this.refuseOnlyDeclared(table);
     const version = 'version' in op ? (op.version as number | undefined) : undefined;
-    return this.plane.run({ ...op, table: this.ref(ctx, table) } as Extract<DataPlaneOp, { kind: K }>).catch(async (e) => {
+    const timeoutMs = op.kind === 'mergeInsert' ? (op as unknown as { options: MergeInsertOptions }).options.timeoutMs : undefined;
+    return this.plane.run({ ...op, table: this.ref(ctx, table) } as Extract<DataPlaneOp, { kind: K }>, {}, callOf(ctx, timeoutMs)).catch(async (e) => {
       const answer = dataPlaneError(e, what, writing, version);
       if (version !== undefined && answer instanceof CatalogError && answer.code === ErrorCode.TableVersionNotFound) {
         // Files of that version are gone: its manifest with them (a client's cleanup; recorded, 404),
@@ -311,4 +314,9 @@ export class DataService {
 function tableQuery(req: BranchQuery): TableQuery {
   const { id: _id, version: _version, branch: _branch, ...query } = req;
   return query;
+}
+
+/** Who a data operation runs for, and what ends it early: its caller leaving, its own timeout. */
+export function callOf(ctx: RequestContext, timeoutMs?: number): DataPlaneCall {
+  return { principal: ctx.principal ?? '', signal: ctx.departure?.(), ...(timeoutMs ? { timeoutMs } : {}) };
 }

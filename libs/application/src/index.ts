@@ -30,3 +30,4 @@ export * from './branch-service';
 export * from './stored-versions';
 export * from './maintenance-service';
 export * from './client-storage-options';
+export * from './policy-rights';

@@ -55,6 +55,15 @@ export function dataPlaneError(e: unknown, what: string, writing = false, versio
         undefined,
         e.message,
       );
+    case 'timeout':
+      return new CatalogError(
+        ErrorCode.InvalidInput,
+        `${what}: the operation ran longer than ${e.timeoutMs} ms, the most one data operation may take (DATA_PLANE_TIMEOUT_MS, or the request's timeout), and was stopped; narrow it with a filter, fewer columns or a smaller k`,
+        undefined,
+        e.message,
+      );
+    case 'cancelled':
+      return new CatalogError(ErrorCode.ServiceUnavailable, `${what}: the caller left, so the operation was stopped`, undefined, e.message);
     case 'crashed':
       return new CatalogError(ErrorCode.Internal, `${what}: the process running it ended abnormally; the catalog is unaffected`, undefined, e.message);
     case 'unavailable':

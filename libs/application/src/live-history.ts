@@ -169,7 +169,9 @@ class Follower implements HistoryFollower {
   }
 
   private async readStream(): Promise<void> {
-    for (;;) {
+    for (let page = 0; ; page++) {
+      // A replay yields between pages, so a follower far behind shares the event loop with every other request.
+      if (page > 0) await new Promise((resolve) => setImmediate(resolve));
       const batch = await this.store.readStream(this.stream, { fromRevision: this.next, maxCount: PAGE });
       for (const event of batch) {
         if (this.closed) return;

@@ -97,6 +97,7 @@ export class MaintenanceService {
         transactionId: id,
         table: [...req.id],
         kind: req.kind,
+        ...(ctx.principal !== undefined ? { principal: ctx.principal } : {}),
         ...(req.branch !== undefined ? { branch: req.branch } : {}),
         ...(req.options ? { options: req.options } : {}),
       }),
@@ -253,11 +254,13 @@ export class MaintenanceService {
     const line = requireLine(table, branch);
     const running = (branch === undefined ? table : table.branches!.get(branch)!).maintenance;
     if (line.latestVersion === undefined || (running !== undefined && !FINAL.has(view.transaction(running)?.status ?? 'Succeeded'))) return undefined;
-    const { policy } = maintenancePolicy(view, table, this.defaults);
+    const { policy, expirySetBy } = maintenancePolicy(view, table, this.defaults);
     const kind = await this.needed(ctx, line, table, policy);
     if (!kind) return undefined;
     const options = kind === 'expire_versions' ? expiryOptions(policy) : undefined;
-    await this.request(ctx, { id, branch, kind, requestedBy: 'planner', options }).catch((e) => {
+    // An expiry deletes versions on the word of whoever set the retention: its events name them.
+    const on = kind === 'expire_versions' && expirySetBy !== undefined ? { ...ctx, principal: expirySetBy } : ctx;
+    await this.request(on, { id, branch, kind, requestedBy: 'planner', options }).catch((e) => {
       // Another planner asked first.
       if (!(e instanceof CatalogError && e.code === ErrorCode.ConcurrentModification)) throw e;
     });

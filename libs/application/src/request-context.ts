@@ -14,4 +14,9 @@ export interface RequestContext {
    * configured, hold admin): what the credentials vended for a table allow. Absent: read.
    */
   level?: 'read' | 'write' | 'admin';
+  /**
+   * Aborted when the caller leaves before its answer: a data operation it waits for stops. A
+   * function, so that the many requests that never run one do not pay for a signal.
+   */
+  departure?: () => AbortSignal;
 }

@@ -30,6 +30,7 @@ import { Warehouse } from '@app/storage';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { ClientStorageOptions, VendedTable } from './client-storage-options';
+import { requireRightToSetPolicy } from './policy-rights';
 import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
 import { lanceInputError } from './lance-errors';
@@ -103,6 +104,7 @@ export class TableService {
   }
 
   async declareTable(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties }) {
+    requireRightToSetPolicy(ctx, req.properties);
     await this.requireClientCommits();
     const tableUuid = randomUUID();
     const location = req.location
@@ -127,6 +129,7 @@ export class TableService {
     ctx: RequestContext,
     req: { id: ObjectId; location: string; mode: RegisterTableMode; properties: Properties },
   ) {
+    requireRightToSetPolicy(ctx, req.properties);
     const location = await this.warehouse.resolveClientLocation(req.location, ctx.database);
     await this.requireClientCommits();
     const versions = await listManifestsOnDisk(this.warehouse.files, location);

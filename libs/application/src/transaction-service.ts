@@ -21,7 +21,7 @@ export class TransactionService {
 
   async alterTransaction(ctx: RequestContext, id: string, actions: AlterTransactionAction[]) {
     await this.writer.execute({ ...ctx }, 'AlterTransaction', (view) => ({
-      events: decideAlterTransaction(view, id, actions, this.propertyLimits),
+      events: decideAlterTransaction(view, id, actions, this.propertyLimits, true),
       result: () => undefined,
     }));
     return this.describeTransaction(ctx, id);

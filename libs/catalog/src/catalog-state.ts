@@ -165,7 +165,7 @@ export class CatalogState implements CatalogStore {
     }
     return {
       revision: this.revision,
-      namespaces: [...this.namespaces.values()].map((n) => ({ id: n.id, properties: n.properties })),
+      namespaces: [...this.namespaces.values()].map((n) => ({ id: n.id, properties: n.properties, ...(n.propertiesSetBy !== undefined ? { propertiesSetBy: n.propertiesSetBy } : {}) })),
       tables,
       versionColumn,
       transactions: this.transactions.toImage(),
@@ -176,7 +176,7 @@ export class CatalogState implements CatalogStore {
   static fromImage(image: StateImage): CatalogState {
     const state = new CatalogState();
     state.revision = image.revision;
-    for (const n of image.namespaces) state.putNamespace({ id: n.id, properties: n.properties });
+    for (const n of image.namespaces) state.putNamespace({ id: n.id, properties: n.properties, ...(n.propertiesSetBy !== undefined ? { propertiesSetBy: n.propertiesSetBy } : {}) });
     let at = 0;
     for (const t of image.tables) {
       const numbers = image.versionColumn.subarray(at, at + t.versionNumbers);

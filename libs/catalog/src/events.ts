@@ -116,6 +116,8 @@ export type CatalogEvent =
         status?: TransactionStatus;
         setProperties: Properties;
         unsetProperties: string[];
+        /** Set when a caller altered it (AlterTransaction), not the server: the keys it set are the caller's. */
+        byCaller?: true;
       };
     };
 

@@ -1,4 +1,4 @@
-import { CatalogEnvelope, VersionRecord } from './events';
+import { CatalogEnvelope, EventMetadata, VersionRecord } from './events';
 import { CatalogStore } from './catalog-view';
 import { branchLocation } from './dataset-layout';
 import { LineState, findLine } from './table-line';
@@ -22,7 +22,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
   }
   switch (event.type) {
     case 'NamespaceCreated':
-      store.putNamespace({ id: event.data.namespace, properties: event.data.properties });
+      store.putNamespace({ id: event.data.namespace, properties: event.data.properties, ...setBy(metadata) });
       return;
     case 'NamespaceDropped':
       store.removeNamespace(event.data.namespace);
@@ -33,6 +33,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         uuid: event.data.tableUuid,
         location: event.data.location,
         properties: event.data.properties,
+        ...setBy(metadata),
         managedVersioning: event.data.managedVersioning,
         origin: 'declared',
         versions: new TableVersions(event.data.location),
@@ -45,6 +46,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         uuid: event.data.tableUuid,
         location: event.data.location,
         properties: event.data.properties,
+        ...setBy(metadata),
         managedVersioning: event.data.managedVersioning,
         origin: 'registered',
         versions: new TableVersions(event.data.location),
@@ -173,6 +175,13 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       if (event.data.status) tx.status = event.data.status;
       for (const key of event.data.unsetProperties) delete tx.properties[key];
       Object.assign(tx.properties, event.data.setProperties);
+      const touched = [...event.data.unsetProperties, ...Object.keys(event.data.setProperties)];
+      if (touched.length === 0) return;
+      const callers = new Set(tx.callerKeys ?? []);
+      for (const key of touched) callers.delete(key);
+      if (event.data.byCaller) for (const key of Object.keys(event.data.setProperties)) callers.add(key);
+      if (callers.size > 0) tx.callerKeys = [...callers].sort();
+      else delete tx.callerKeys;
       return;
     }
   }
@@ -187,4 +196,9 @@ function addVersion(table: TableState, record: VersionRecord): void {
 function addToLine(line: LineState, record: VersionRecord): void {
   line.versions.add(record);
   if (line.latestVersion === undefined || record.version > line.latestVersion) line.latestVersion = record.version;
+}
+
+/** Who set a namespace's or table's properties, when the request named a principal. */
+function setBy(metadata: EventMetadata): { propertiesSetBy?: string } {
+  return metadata.principal !== undefined ? { propertiesSetBy: metadata.principal } : {};
 }

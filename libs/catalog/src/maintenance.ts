@@ -47,10 +47,15 @@ export const MAINTENANCE_PROPERTIES = {
  * nearest namespace above it that sets it, else the deployment's default. A value that does not
  * parse is reported and its default used. `off` (or `none`) clears an expiry rule set higher up.
  */
-export function maintenancePolicy(view: CatalogView, table: TableState, defaults: MaintenancePolicy): { policy: MaintenancePolicy; problems: string[] } {
-  const chain: Properties[] = [table.properties];
-  for (let n = table.id.length - 1; n >= 0; n--) chain.push(view.namespace(table.id.slice(0, n))?.properties ?? {});
-  const setting = (key: string) => chain.find((p) => Object.prototype.hasOwnProperty.call(p, key))?.[key];
+export function maintenancePolicy(
+  view: CatalogView,
+  table: TableState,
+  defaults: MaintenancePolicy,
+): { policy: MaintenancePolicy; problems: string[]; expirySetBy?: string } {
+  const chain: Array<{ properties: Properties; propertiesSetBy?: string }> = [table];
+  for (let n = table.id.length - 1; n >= 0; n--) chain.push(view.namespace(table.id.slice(0, n)) ?? { properties: {} });
+  const source = (key: string) => chain.find((p) => Object.prototype.hasOwnProperty.call(p.properties, key));
+  const setting = (key: string) => source(key)?.properties[key];
   const problems: string[] = [];
   const policy = { ...defaults };
   for (const [field, key] of Object.entries(MAINTENANCE_PROPERTIES) as Array<[keyof MaintenancePolicy, string]>) {
@@ -69,7 +74,18 @@ export function maintenancePolicy(view: CatalogView, table: TableState, defaults
       problems.push(`${key}: '${raw}' is not a whole number${field === 'expireKeepLast' ? ' of at least 1' : ''}`);
     }
   }
-  return { policy, problems };
+  // Who the versions an expiry deletes are recorded for: whoever set the nearest rule, else the deployment.
+  const rules = [MAINTENANCE_PROPERTIES.expireOlderThanSeconds, MAINTENANCE_PROPERTIES.expireKeepLast].map(source).filter((s) => s !== undefined);
+  const expirySetBy = rules.length ? rules[0]!.propertiesSetBy : defaults.expireOlderThanSeconds !== undefined || defaults.expireKeepLast !== undefined ? DEPLOYMENT_POLICY : undefined;
+  return { policy, problems, ...(expirySetBy !== undefined ? { expirySetBy } : {}) };
+}
+
+/** The principal an expiry by the deployment's own policy (MAINTENANCE_EXPIRE_*) is recorded for. */
+export const DEPLOYMENT_POLICY = 'deployment (MAINTENANCE_EXPIRE_*)';
+
+/** Properties that make the planner delete versions: setting one needs admin. */
+export function versionDeletingProperties(properties: Properties): string[] {
+  return Object.keys(properties).filter((key) => key.startsWith('maintenance.expire.'));
 }
 
 export interface ExpiryRule {

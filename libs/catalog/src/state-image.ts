@@ -11,7 +11,7 @@ import { TransactionTableImage } from './transaction-table';
  */
 export interface StateImage {
   revision: number;
-  namespaces: Array<{ id: ObjectId; properties: Properties }>;
+  namespaces: Array<{ id: ObjectId; properties: Properties; propertiesSetBy?: string }>;
   tables: TableImage[];
   versionColumn: Float64Array;
   transactions: TransactionTableImage;
@@ -21,7 +21,7 @@ export interface StateImage {
 
 /** A table's own fields as they are, its versions as a count of numbers in `versionColumn`. */
 export interface TableImage
-  extends Pick<TableState, 'id' | 'uuid' | 'location' | 'properties' | 'managedVersioning' | 'origin' | 'latestVersion' | 'namingScheme' | 'maintenance'> {
+  extends Pick<TableState, 'id' | 'uuid' | 'location' | 'properties' | 'propertiesSetBy' | 'managedVersioning' | 'origin' | 'latestVersion' | 'namingScheme' | 'maintenance'> {
   versionNumbers: number;
   versionExtras: Array<[number, VersionExtras]>;
   indexes: IndexState[];
@@ -86,6 +86,7 @@ function ownFields(t: OwnFields): OwnFields {
     uuid: t.uuid,
     location: t.location,
     properties: t.properties,
+    ...(t.propertiesSetBy !== undefined ? { propertiesSetBy: t.propertiesSetBy } : {}),
     managedVersioning: t.managedVersioning,
     origin: t.origin,
     ...(t.latestVersion !== undefined ? { latestVersion: t.latestVersion } : {}),

@@ -5,6 +5,8 @@ import { VersionSet } from './table-versions';
 export interface NamespaceState {
   id: ObjectId;
   properties: Properties;
+  /** The principal whose request set the properties (a policy's author, such as an expiry's). */
+  propertiesSetBy?: string;
 }
 
 export interface TableState {
@@ -12,6 +14,8 @@ export interface TableState {
   uuid: string;
   location: string;
   properties: Properties;
+  /** The principal whose request set the properties (a policy's author, such as an expiry's). */
+  propertiesSetBy?: string;
   managedVersioning: boolean;
   /** Registered tables were written elsewhere first; declared ones were born here. */
   origin: 'declared' | 'registered';

@@ -31,10 +31,12 @@ export function decideAlterTransaction(
   id: string,
   actions: readonly AlterTransactionAction[],
   limits?: PropertyLimits,
+  byCaller = false,
 ): CatalogEvent[] {
   if (actions.length === 0) throw invalidInput('actions must hold at least one action');
   for (const action of actions) if (action.kind !== 'setStatus') checkKey(action.key, 'transaction property');
   const tx = requireTransaction(view, id);
+  if (byCaller) refuseServerProperties(tx, actions);
   let status = tx.status;
   let statusChanged = false;
   const properties: Properties = { ...tx.properties };
@@ -77,6 +79,7 @@ export function decideAlterTransaction(
         ...(statusChanged ? { status } : {}),
         setProperties: set,
         unsetProperties: [...unset],
+        ...(byCaller ? { byCaller: true as const } : {}),
       },
     },
   ];
@@ -90,5 +93,20 @@ function checkGrowth(before: Properties, after: Properties, limits: PropertyLimi
   }
   if (is.bytes > limits.maxBytes && is.bytes > was.bytes) {
     throw invalidInput(`transaction properties would hold ${is.bytes} bytes of keys and values; at most ${limits.maxBytes} are allowed (PROPERTIES_MAX_BYTES)`);
+  }
+}
+
+/**
+ * What the server wrote on a transaction (its operation, who asked, a job's cutoff and figures) is
+ * its record of the job: a caller may set and unset only properties callers set.
+ */
+function refuseServerProperties(tx: TransactionState, actions: readonly AlterTransactionAction[]): void {
+  const callers = new Set(tx.callerKeys ?? []);
+  for (const action of actions) {
+    if (action.kind === 'setStatus' || !Object.hasOwn(tx.properties, action.key) || callers.has(action.key)) continue;
+    throw new CatalogError(
+      ErrorCode.PermissionDenied,
+      `transaction property '${action.key}' is the server's record of the job; a caller may not ${action.kind === 'setProperty' ? 'set' : 'unset'} it`,
+    );
   }
 }

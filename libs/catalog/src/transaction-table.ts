@@ -6,6 +6,8 @@ export interface TransactionState {
   status: TransactionStatus;
   operation: string;
   properties: Record<string, string>;
+  /** Properties a caller set (AlterTransaction): the only ones a caller may change; the rest are the server's. */
+  callerKeys?: string[];
 }
 
 const STATUSES: readonly TransactionStatus[] = ['Queued', 'Running', 'Succeeded', 'Failed', 'Canceled'];
@@ -64,7 +66,7 @@ export class TransactionTable {
       otherStartedAt: this.otherStartedAt.map((ms) => (Number.isNaN(ms) ? null : ms)),
       startedText: [...this.startedText],
       // Copies: the live objects may change after the image is taken.
-      detailed: [...this.detailed].map(([slot, tx]) => [slot, { ...tx, properties: { ...tx.properties } }]),
+      detailed: [...this.detailed].map(([slot, tx]) => [slot, { ...tx, properties: { ...tx.properties }, ...(tx.callerKeys ? { callerKeys: [...tx.callerKeys] } : {}) }]),
       operations: [...this.operations],
     };
   }

@@ -84,6 +84,12 @@ const schema = z.object({
   MAINTENANCE_EXPIRE_KEEP_LAST: int('MAINTENANCE_EXPIRE_KEEP_LAST', -1, 1, 1_000_000_000),
   MAINTENANCE_EXPIRY_MARGIN_SECONDS: int('MAINTENANCE_EXPIRY_MARGIN_SECONDS', 60, 0, 86_400),
   DATA_PLANE_MEMORY_MB: int('DATA_PLANE_MEMORY_MB', 2048, 256, 1_048_576),
+  DATA_PLANE_TIMEOUT_MS: int('DATA_PLANE_TIMEOUT_MS', 60_000, 100, 86_400_000),
+  // 0: all the processes but one, so another database always finds one within an operation's time.
+  DATA_PLANE_PROCESSES_PER_DATABASE: int('DATA_PLANE_PROCESSES_PER_DATABASE', 0, 0, 256),
+  DATA_PLANE_QUEUE_PER_DATABASE: int('DATA_PLANE_QUEUE_PER_DATABASE', 64, 1, 1_000_000),
+  LIVE_FEEDS_PER_PRINCIPAL: int('LIVE_FEEDS_PER_PRINCIPAL', 8, 1, 1_000_000),
+  LIVE_FEEDS_MAX: int('LIVE_FEEDS_MAX', 256, 1, 1_000_000),
   ...inputLimitsEnvSchema,
 });
 
@@ -161,6 +167,14 @@ export interface AppConfig {
   dataPlaneProcesses: number;
   /** The resident memory a data-plane process may reach while it runs one operation. */
   dataPlaneMemoryBytes: number;
+  /** How long one data operation may run before its process is killed. */
+  dataPlaneTimeoutMs: number;
+  /** How many data-plane processes one database's operations may hold at once. */
+  dataPlanePerDatabase: number;
+  /** How many of one database's data operations may wait for a process before more are refused (503). */
+  dataPlaneQueuePerDatabase: number;
+  /** Live history feeds (`/v1/history/live`) open at once: per principal, and in all. */
+  liveFeeds: { perPrincipal: number; max: number };
   /** How long a finished transaction stays in a process's memory after it started (0: for good); the log keeps it. */
   transactionMemorySeconds: number;
   /** Table maintenance: the default policy (table and namespace properties override it) and the workers' planner. */
@@ -241,6 +255,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dropRetentionSeconds: c.DROP_RETENTION_SECONDS,
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,
+    dataPlaneTimeoutMs: c.DATA_PLANE_TIMEOUT_MS,
+    dataPlanePerDatabase:
+      c.DATA_PLANE_PROCESSES_PER_DATABASE > 0 ? Math.min(c.DATA_PLANE_PROCESSES_PER_DATABASE, c.DATA_PLANE_PROCESSES) : Math.max(1, c.DATA_PLANE_PROCESSES - 1),
+    dataPlaneQueuePerDatabase: c.DATA_PLANE_QUEUE_PER_DATABASE,
+    liveFeeds: { perPrincipal: c.LIVE_FEEDS_PER_PRINCIPAL, max: c.LIVE_FEEDS_MAX },
     transactionMemorySeconds: c.TRANSACTION_MEMORY_SECONDS,
     maintenance: {
       planner: c.MAINTENANCE_PLANNER,

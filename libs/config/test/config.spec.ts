@@ -21,11 +21,13 @@ describe('configuration', () => {
     expect(c).toMatchObject({ tableCacheSize: 256, hnswCacheSize: 8 });
     expect(c.inputLimits).toEqual({
       sqlExpression: { maxBytes: 1024 * 1024, maxTerms: 10_000, maxDepth: 100, maxRepeat: 1000 },
-      arrow: { maxFields: 10_000, maxDepth: 64, maxNodes: 100_000 },
+      arrow: { maxFields: 10_000, maxDepth: 64, maxNodes: 100_000, maxDictionaryBatches: 1000 },
       properties: { maxCount: 1000, maxBytes: 64 * 1024 },
       contextMaxBytes: 8 * 1024,
       jsonMaxDepth: 64,
       jsonMaxArrayItems: 65_536,
+      jsonMaxObjectKeys: 10_000,
+      jsonBodyLimit: 4 * 1024 * 1024,
     });
     expect(c.jobUnavailable).toEqual({ horizonMs: 600_000, baseDelayMs: 1000 });
   });
@@ -44,14 +46,19 @@ describe('configuration', () => {
       CONTEXT_MAX_BYTES: '512',
       JSON_MAX_DEPTH: '16',
       JSON_MAX_ARRAY_ITEMS: '100',
+      JSON_MAX_OBJECT_KEYS: '50',
+      JSON_BODY_LIMIT: '65536',
+      ARROW_MAX_DICTIONARY_BATCHES: '7',
     });
     expect(c.inputLimits).toEqual({
       sqlExpression: { maxBytes: 4096, maxTerms: 500, maxDepth: 20, maxRepeat: 10 },
-      arrow: { maxFields: 100, maxDepth: 4, maxNodes: 1000 },
+      arrow: { maxFields: 100, maxDepth: 4, maxNodes: 1000, maxDictionaryBatches: 7 },
       properties: { maxCount: 10, maxBytes: 1024 },
       contextMaxBytes: 512,
       jsonMaxDepth: 16,
       jsonMaxArrayItems: 100,
+      jsonMaxObjectKeys: 50,
+      jsonBodyLimit: 65_536,
     });
   });
 

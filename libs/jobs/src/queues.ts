@@ -64,6 +64,8 @@ export interface TableMaintenanceJob extends WaitingJob {
   branch?: string;
   /** Expiry: `older_than_seconds` and/or `keep_last`. */
   options?: Record<string, number>;
+  /** Whose request (or policy, for the planner's) the job does: its events name them. */
+  principal?: string;
 }
 
 /** Deletes a dropped table's files once its retention has passed: the rest is in the catalog's pending purge. */

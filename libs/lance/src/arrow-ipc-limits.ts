@@ -16,11 +16,22 @@ import { Type } from 'apache-arrow/fb/type';
 import { invalidInput } from '@app/catalog';
 import { FlatbufferRegion } from './flatbuffer-region';
 
-/** How large an Arrow IPC body's structure may be (ARROW_MAX_FIELDS, ARROW_MAX_DEPTH, ARROW_MAX_NODES). */
+/** How large an Arrow IPC body's structure may be (ARROW_MAX_FIELDS, ARROW_MAX_DEPTH, ARROW_MAX_NODES, ARROW_MAX_DICTIONARY_BATCHES). */
 export interface ArrowLimits {
   maxFields: number;
   maxDepth: number;
   maxNodes: number;
+  maxDictionaryBatches: number;
+}
+
+/** What the check learnt of a body on its way, without decoding any of its data. */
+export interface ArrowIpcSummary {
+  /** Whether it holds a schema (a stream's first message, a file's footer). */
+  schema: boolean;
+  /** The rows of its record batches. */
+  rows: number;
+  /** Its dictionary batches, deltas included. */
+  dictionaryBatches: number;
 }
 
 const CONTINUATION = -1;
@@ -53,8 +64,8 @@ interface Layout {
  * body whose schema claimed 2^31-1 fields made it allocate until the process died. One pass over
  * the messages and their fields, never over the data: O(messages + fields + nodes).
  */
-export function checkArrowIpc(bytes: Uint8Array, limits: ArrowLimits, what = 'the request body'): void {
-  new IpcCheck(bytes, limits, what).run();
+export function checkArrowIpc(bytes: Uint8Array, limits: ArrowLimits, what = 'the request body'): ArrowIpcSummary {
+  return new IpcCheck(bytes, limits, what).run();
 }
 
 class IpcCheck {
@@ -62,6 +73,7 @@ class IpcCheck {
   private fields = 0;
   private nodes = 0;
   private layout: Layout = { fields: 0 };
+  private readonly summary: ArrowIpcSummary = { schema: false, rows: 0, dictionaryBatches: 0 };
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -73,9 +85,10 @@ class IpcCheck {
 
   private fail = (problem: string): Error => invalidInput(`${this.what} is not a usable Arrow IPC stream: ${problem}`);
 
-  run(): void {
+  run(): ArrowIpcSummary {
     if (this.isFile()) this.file();
     else this.stream(0, this.bytes.length);
+    return this.summary;
   }
 
   private isFile(): boolean {
@@ -118,9 +131,13 @@ class IpcCheck {
           this.schema(region, header);
           break;
         case MessageHeader.RecordBatch:
-          this.recordBatch(region, header, bodyLength, this.layout.nodes);
+          this.summary.rows += this.recordBatch(region, header, bodyLength, this.layout.nodes);
           break;
         case MessageHeader.DictionaryBatch: {
+          // apache-arrow concatenates a dictionary at each delta: their number costs quadratic time.
+          if (++this.summary.dictionaryBatches > this.limits.maxDictionaryBatches) {
+            throw this.fail(`it holds more than ${this.limits.maxDictionaryBatches} dictionary batches (ARROW_MAX_DICTIONARY_BATCHES)`);
+          }
           const data = region.subTable(header, DICTIONARY_BATCH.data);
           if (data !== 0) this.recordBatch(region, data, bodyLength, undefined);
           break;
@@ -156,6 +173,7 @@ class IpcCheck {
   }
 
   private schema(region: FlatbufferRegion, schema: number): void {
+    this.summary.schema = true;
     const nodes: Slot[][] = [];
     const before = this.fields;
     const fields = region.vector(schema, SCHEMA.fields, 4, 'fields');
@@ -243,7 +261,7 @@ class IpcCheck {
    * and, when the schema's layout is known and the body uncompressed, each node's buffers large
    * enough for the rows it claims.
    */
-  private recordBatch(region: FlatbufferRegion, batch: number, bodyLength: number, layout: Slot[][] | undefined): void {
+  private recordBatch(region: FlatbufferRegion, batch: number, bodyLength: number, layout: Slot[][] | undefined): number {
     const nodes = region.vector(batch, RECORD_BATCH.nodes, 16, 'field nodes');
     const buffers = region.vector(batch, RECORD_BATCH.buffers, 16, 'buffers');
     const fields = Math.max(this.layout.fields, 1);
@@ -275,11 +293,11 @@ class IpcCheck {
       rows.push(n);
       nulls.push(nullCount);
     }
-    if (!layout || layout.length !== nodes.length || region.field(batch, RECORD_BATCH.compression) !== 0) return;
+    if (!layout || layout.length !== nodes.length || region.field(batch, RECORD_BATCH.compression) !== 0) return length;
     let b = 0;
     for (let i = 0; i < layout.length; i++) {
       for (const slot of layout[i]) {
-        if (b >= sizes.length) return;
+        if (b >= sizes.length) return length;
         const size = sizes[b++];
         const needed =
           slot === 'validity' ? (nulls[i] > 0 ? Math.ceil(rows[i] / 8) : 0)
@@ -290,6 +308,7 @@ class IpcCheck {
         if (size < needed) throw this.fail(`a column claims ${rows[i]} rows, more than its ${size}-byte buffer holds`);
       }
     }
+    return length;
   }
 
   /** custom_metadata: a vector of key/value tables. */

@@ -4,7 +4,7 @@ import * as arrow from 'apache-arrow';
 // messages that are already encoded.
 import { FileBlock, Footer } from 'apache-arrow/ipc/metadata/file';
 import { invalidInput } from '@app/catalog';
-import { ARROW_FILE_MAGIC as MAGIC, ArrowBody } from './arrow-ipc';
+import { ARROW_FILE_MAGIC as MAGIC } from './arrow-ipc';
 
 const CONTINUATION = -1;
 
@@ -22,7 +22,7 @@ const kept: Buffer[] = [];
  * may not. The file's buffer is reused once `use` is done with it (filling a fresh 2.6 MB buffer
  * took about 0.5 ms, most of it page faults; a reused one 0.06 ms).
  */
-export async function withIpcFile<T>(body: ArrowBody, use: (file: Buffer) => Promise<T>): Promise<T> {
+export async function withIpcFile<T>(body: { bytes: Buffer; table: arrow.Table }, use: (file: Buffer) => Promise<T>): Promise<T> {
   const { bytes } = body;
   if (bytes.length >= 6 && bytes.subarray(0, 6).equals(MAGIC)) return use(bytes);
   const messages = streamMessages(bytes);

@@ -62,7 +62,21 @@ describe('checkArrowIpc', () => {
       expect(() => checkArrowIpc(bytes, LIMITS)).not.toThrow();
     }
     const body = readArrowBody(Buffer.from(arrow.tableToIPC(table, 'stream')), LIMITS);
-    expect(body.table.numRows).toBe(1028);
+    expect(body.rows).toBe(1028);
+    expect(checkArrowIpc(arrow.tableToIPC(everyType(1000), 'file'), LIMITS)).toMatchObject({ schema: true, rows: 1000 });
+  });
+
+  it('counts dictionary batches, deltas and replacements included, and refuses more than ARROW_MAX_DICTIONARY_BATCHES', () => {
+    // Three batches whose dictionaries differ: the stream sends each dictionary again (or its delta) before each batch.
+    const table = new arrow.Table([...everyType(20).batches, ...everyType(30).batches, ...everyType(40).batches]);
+    const stream = arrow.tableToIPC(table, 'stream');
+    const { dictionaryBatches, rows } = checkArrowIpc(stream, LIMITS);
+    expect(rows).toBe(90);
+    expect(dictionaryBatches).toBeGreaterThanOrEqual(3);
+    expect(refusal(stream, { ...LIMITS, maxDictionaryBatches: dictionaryBatches - 1 })).toMatch(
+      new RegExp(`more than ${dictionaryBatches - 1} dictionary batches \\(ARROW_MAX_DICTIONARY_BATCHES\\)`),
+    );
+    expect(() => checkArrowIpc(stream, { ...LIMITS, maxDictionaryBatches: dictionaryBatches })).not.toThrow();
   });
 
   it('refuses a schema claiming 2^31-1 fields in 288 bytes before apache-arrow reads it', () => {

@@ -112,6 +112,9 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
         const log = new Logger('data-plane');
         return new ContainedDataPlane({
           processes: c.dataPlaneProcesses,
+          perDatabase: c.dataPlanePerDatabase,
+          queuePerDatabase: c.dataPlaneQueuePerDatabase,
+          timeoutMs: c.dataPlaneTimeoutMs,
           memoryBytes: c.dataPlaneMemoryBytes,
           settings: () => ({
             selfUrl: c.selfUrl ?? c.catalogUrl,
@@ -121,6 +124,8 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
           }),
           log: (level, message) => (level === 'warn' ? log.warn(message) : log.error(message)),
           onEnded: (reason) => m.dataPlaneEnded(reason),
+          onWaited: (seconds) => m.dataPlaneQueueSeconds.observe(seconds),
+          onQueueFull: () => m.dataPlaneQueueFull.inc(),
         });
       },
     },

@@ -77,12 +77,29 @@ export class Metrics {
   });
   private readonly dataPlaneEnds = new Counter({
     name: 'lance_catalog_data_plane_process_ends_total',
-    help: 'Data-plane processes ended under an operation: crashed, or killed at the memory cap',
+    help: 'Data-plane processes ended under an operation: crashed, killed at the memory cap, past DATA_PLANE_TIMEOUT_MS (timeout), or when the caller left (cancelled)',
     labelNames: ['reason'],
     registers: [this.registry],
   });
+  readonly dataPlaneQueueSeconds = new Histogram({
+    name: 'lance_catalog_data_plane_queue_seconds',
+    help: 'How long data operations waited for a data-plane process',
+    buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly dataPlaneQueueFull = new Counter({
+    name: 'lance_catalog_data_plane_queue_full_total',
+    help: "Data operations refused (503) because their database's queue was full (DATA_PLANE_QUEUE_PER_DATABASE)",
+    registers: [this.registry],
+  });
+  readonly liveFeedsRefused = new Counter({
+    name: 'lance_catalog_live_feeds_refused_total',
+    help: 'Live history feeds refused (429) past LIVE_FEEDS_PER_PRINCIPAL or LIVE_FEEDS_MAX',
+    labelNames: ['limit'],
+    registers: [this.registry],
+  });
 
-  dataPlaneEnded(reason: 'crashed' | 'memory'): void {
+  dataPlaneEnded(reason: 'crashed' | 'memory' | 'timeout' | 'cancelled'): void {
     this.dataPlaneEnds.inc({ reason });
   }
 

@@ -1,11 +1,20 @@
 import * as arrow from 'apache-arrow';
 import { arrowStream, sampleTable } from '../arrow-data';
+import { streamWithDeltaDictionaries } from '../arrow-corrupt';
 import { ipcSlots } from './arrow-ipc';
 import { Rng } from './rng';
 
 /** Valid Arrow IPC streams to start from: the fixture's own shape, and one of many other types. */
 export function arrowSeeds(): Buffer[] {
-  return [arrowStream(sampleTable(100, 3)), arrowStream(sampleTable(0, 0)), arrowStream(variedTable(4)), arrowStream(narrowTable())];
+  return [
+    arrowStream(sampleTable(100, 3)),
+    arrowStream(sampleTable(0, 0)),
+    arrowStream(variedTable(4)),
+    arrowStream(narrowTable()),
+    // Dictionary batches: deltas under ARROW_MAX_DICTIONARY_BATCHES, and past it.
+    streamWithDeltaDictionaries(200),
+    streamWithDeltaDictionaries(1500),
+  ];
 }
 
 /** One column of many Arrow types, nulls and a dictionary included. */

@@ -15,8 +15,19 @@ export function sqlExpression(rng: Rng, budget: number): string {
     [4, () => inList(rng, rng.size(1, Math.max(1, budget)))],
     [4, () => caseChain(rng, rng.size(1, Math.min(budget, 5000)))],
     [4, () => hugeFunction(rng)],
+    [3, () => expensiveChain(rng)],
     [3, () => rng.pick(ODD)],
   ])();
+}
+
+/**
+ * Terms each allowed on their own (a count within SQL_EXPRESSION_MAX_REPEAT) whose work adds up
+ * over a large table: what the data plane's time limit and fair share are for.
+ */
+function expensiveChain(rng: Rng): string {
+  const terms = rng.size(2, 100);
+  const term = rng.pick(['length(repeat(text, 1000)) > 0', "length(lpad(text, 1000, 'ab')) > 1", "regexp_like(repeat(text, 500), '(a|b)*c')", 'length(repeat(category, 999)) > 0']);
+  return Array.from({ length: terms }, () => term).join(' AND ');
 }
 
 /** A value expression (for an update's new value, a computed column, a view's projection). */

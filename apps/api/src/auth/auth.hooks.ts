@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who sent the request, once authenticated. */
     principal?: Principal;
+    /** Judged on its headers before its body was read. */
+    authenticated?: boolean;
   }
 }
 
@@ -15,8 +17,9 @@ const DATABASE_HEADERS = ['x-lance-database', 'x-lancedb-database'];
 
 /**
  * Authentication (401 code 16) and authorization (403 code 15) as Fastify hooks, before any
- * handler runs, so a refused request changes nothing. They run after body parsing because the
- * body's `identity` counts when no credential header is sent.
+ * handler runs, so a refused request changes nothing, and before its body is read whenever the
+ * credential comes in a header. The body's `identity` counts when no credential header is sent,
+ * for small JSON bodies only (read after a refusal could otherwise cost the server a parse).
  */
 export function installAuth(fastify: FastifyInstance, authenticator: Authenticator, defaultDatabase: string): void {
   fastify.addHook('onRoute', (route) => {
@@ -39,22 +42,40 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     return;
   }
 
-  fastify.addHook('preValidation', async (request, reply) => {
-    const access: RouteAccess | undefined = request.routeOptions.url ? accessOf(request.method, request.routeOptions.url) : undefined;
+  // Before a byte of the body is read: a request naming its credential in a header is judged on
+  // it; one without may name it in a small JSON body's `identity` (the spec's field), and any other
+  // is refused here, so an unauthenticated caller never has a body read or parsed.
+  fastify.addHook('onRequest', async (request, reply) => {
+    const access = routeAccess(request);
     if (access === 'public') return;
+    const credentials = { authorization: header(request, 'authorization'), apiKey: header(request, 'x-api-key') };
+    if (credentials.authorization === undefined && credentials.apiKey === undefined && mayCarryIdentity(request)) return;
+    request.authenticated = true;
+    return judge(request, reply, access, credentials);
+  });
+
+  fastify.addHook('preValidation', async (request, reply) => {
+    if (request.authenticated) return;
+    const access = routeAccess(request);
+    if (access === 'public') return;
+    return judge(request, reply, access, { authorization: undefined, apiKey: undefined, identity: identityOf(request.body) });
+  });
+
+  async function judge(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    access: RouteAccess | undefined,
+    credentials: { authorization?: string; apiKey?: string; identity?: { api_key?: unknown; auth_token?: unknown } },
+  ) {
     try {
-      request.principal = await authenticator.authenticate({
-        authorization: header(request, 'authorization'),
-        apiKey: header(request, 'x-api-key'),
-        identity: identityOf(request.body),
-      });
+      request.principal = await authenticator.authenticate(credentials);
     } catch (e) {
       if (!(e instanceof AuthenticationFailed)) throw e;
       // A browser on the dashboard is asked for a password (the API key); API clients get JSON only.
       if (access === 'admin-all') void reply.header('www-authenticate', 'Basic realm="lance-catalog admin", charset="UTF-8"');
       return refuse(reply, request, 401, ErrorCode.Unauthenticated, e.message);
     }
-    if (access === undefined) return;
+    if (access === undefined || access === 'public') return;
     if (access === 'any-database') {
       if (request.principal.grants.size > 0) return;
       return refuse(reply, request, 403, ErrorCode.PermissionDenied, `${request.principal.name} holds no access to any database`);
@@ -70,10 +91,31 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
         `${request.principal.name} may not ${level === 'read' ? 'read' : level === 'write' ? 'write' : 'administer'} ${database === '*' ? 'every database' : `database '${database}'`}`,
       );
     }
-  });
+  }
+}
+
+function routeAccess(request: FastifyRequest): RouteAccess | undefined {
+  return request.routeOptions.url ? accessOf(request.method, request.routeOptions.url) : undefined;
+}
+
+/** The largest JSON body read to find an `identity` in it when no credential header came. */
+const IDENTITY_BODY_MAX = 64 * 1024;
+
+/**
+ * Whether a request without a credential header may still name one in its body: a JSON body of
+ * known, small length. Anything else (no body, Arrow, chunked, large) has no identity to read.
+ */
+function mayCarryIdentity(request: FastifyRequest): boolean {
+  const type = header(request, 'content-type') ?? '';
+  const length = Number(header(request, 'content-length'));
+  return /^application\/json\b/i.test(type) && Number.isInteger(length) && length > 0 && length <= IDENTITY_BODY_MAX;
 }
 
 function refuse(reply: FastifyReply, request: FastifyRequest, status: number, code: number, error: string) {
+  // A body not read yet is not read at all: the connection ends with the answer instead of draining it.
+  if (request.body === undefined && (header(request, 'transfer-encoding') !== undefined || Number(header(request, 'content-length')) > 0)) {
+    void reply.header('connection', 'close');
+  }
   return reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error, code, instance: request.url.split('?')[0] });
 }
 

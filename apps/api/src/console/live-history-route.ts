@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { HistoryEntry, LiveHistory, unavailableAs503 } from '@app/application';
-import { invalidInput } from '@app/catalog';
+import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { EventStore } from '@app/event-store';
 import { catalogStreamOf } from '@app/projections';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -18,15 +18,35 @@ const RETRY_MS = 2_000;
  * (a revision; -1 for the whole log), or after `Last-Event-ID` when a client reconnects, or at
  * the head: new events only.
  */
-export function installLiveHistory(fastify: FastifyInstance, defaultDatabase: string, store: EventStore): LiveHistory {
+export function installLiveHistory(
+  fastify: FastifyInstance,
+  defaultDatabase: string,
+  store: EventStore,
+  limits: { perPrincipal: number; max: number; refused?: (limit: 'principal' | 'total') => void },
+): LiveHistory {
   const live = new LiveHistory(store);
   const open = new Set<PassThrough>();
+  const byPrincipal = new Map<string, number>();
   fastify.get('/v1/history/live', async (request, reply) => {
     const database = new RestRequest(request, defaultDatabase).database();
+    // Each feed holds a socket and, while it replays, a share of the event loop: bounded per principal and in all.
+    const principal = request.principal?.name ?? '';
+    const held = byPrincipal.get(principal) ?? 0;
+    if (held >= limits.perPrincipal || open.size >= limits.max) {
+      const which = held >= limits.perPrincipal ? 'principal' : 'total';
+      limits.refused?.(which);
+      throw new CatalogError(
+        ErrorCode.Throttling,
+        which === 'principal'
+          ? `${principal || 'this caller'} already holds ${held} live history feeds, the most one principal may (LIVE_FEEDS_PER_PRINCIPAL); close one first`
+          : `the server already holds ${open.size} live history feeds, the most it serves (LIVE_FEEDS_MAX); retry later`,
+      );
+    }
     const head = await unavailableAs503(() => store.streamRevision(catalogStreamOf(database)));
     const after = startingRevision(request) ?? head;
     const out = new PassThrough();
     open.add(out);
+    byPrincipal.set(principal, (byPrincipal.get(principal) ?? 0) + 1);
     out.write(`retry: ${RETRY_MS}\n\nevent: head\ndata: ${JSON.stringify({ database, revision: head })}\n\n`);
     const follower = live.follow(database, after, {
       write: (entry: HistoryEntry) => out.write(`id: ${entry.revision}\nevent: catalog\ndata: ${JSON.stringify(entry)}\n\n`),
@@ -41,6 +61,9 @@ export function installLiveHistory(fastify: FastifyInstance, defaultDatabase: st
       clearInterval(heartbeat);
       follower.close();
       open.delete(out);
+      const left = (byPrincipal.get(principal) ?? 1) - 1;
+      if (left > 0) byPrincipal.set(principal, left);
+      else byPrincipal.delete(principal);
     };
     out.once('close', finish);
     reply.raw.once('close', () => out.destroy());

@@ -21,6 +21,8 @@ function fromFastify(e: { code?: string; statusCode?: number; message: string })
       return [400, { error: `malformed request body: ${e.message}`, code: ErrorCode.InvalidInput }];
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return [413, { error: 'request body is larger than the configured BODY_LIMIT', code: ErrorCode.InvalidInput }];
+    case 'LANCE_JSON_BODY_TOO_LARGE':
+      return [413, { error: e.message, code: ErrorCode.InvalidInput }];
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
       return [415, { error: `unsupported content type: ${e.message}`, code: ErrorCode.InvalidInput }];

@@ -109,6 +109,7 @@ export class RestRequest {
       ...(principal && principal.via !== 'anonymous' ? { principal: principal.name } : {}),
       ...(principal?.via === 'service' ? { service: true } : {}),
       ...(principal ? { level: levelIn(principal, database) } : {}),
+      ...(this.req.departure ? { departure: this.req.departure } : {}),
     };
   }
 

@@ -1,7 +1,7 @@
 import { AccessLevel, allows } from '@app/auth';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import type { FastifyRequest } from 'fastify';
-import { RouteAccess } from './operation';
+import { Entry, Operation, RawOperation, RouteAccess, isMount, nameOf } from './operation';
 
 const VERB = { read: 'read', write: 'write', admin: 'administer' } as const;
 
@@ -25,4 +25,25 @@ export function requireBatchAccess(request: FastifyRequest, database: string, op
 function databaseLevel(kind: string, access: RouteAccess): AccessLevel {
   if (access !== 'read' && access !== 'write' && access !== 'admin') throw new Error(`batch operation ${kind} has no database level`);
   return access;
+}
+
+/** What a data change records as its transaction's operation (`<change>Table`): write-level work. */
+const DATA_CHANGES = /^(Insert|Overwrite|Create|MergeInsert|Update|Delete|AddColumns|AlterColumns|DropColumns|UpdateFieldMetadata|Restore)Table$/;
+
+/**
+ * The database level the operation a transaction records needs: its entry's (by operationId or
+ * extension name), write for a data change, admin for anything else (such as the server's own).
+ */
+export function levelOfOperation(entries: readonly Entry[], operation: string | undefined): AccessLevel {
+  const entry = entries.find((e) => !isMount(e) && nameOf(e) === operation) as Operation | RawOperation | undefined;
+  const access = entry?.access;
+  if (access === 'read' || access === 'write' || access === 'admin') return access;
+  return operation !== undefined && DATA_CHANGES.test(operation) ? 'write' : 'admin';
+}
+
+/** 403 code 15 unless the request's principal holds `level` on the database, saying what it wanted to do. */
+export function requireOperationLevel(request: FastifyRequest, database: string, level: AccessLevel, what: string): void {
+  const principal = request.principal;
+  if (principal && allows(principal, database, level)) return;
+  throw new CatalogError(ErrorCode.PermissionDenied, `${principal?.name ?? 'an unauthenticated caller'} may not ${what}: that needs ${level} on database '${database}'`);
 }

@@ -1,5 +1,12 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Aborted when the caller leaves before its answer (see departureOf). */
+    departure?: () => AbortSignal;
+  }
+}
 import { Answer, Operation, OperationServices, RawOperation, isMount, isRaw } from './operation';
 import { parseRequest, requestParser } from './parse-request';
 
@@ -51,6 +58,7 @@ function answer(entry: Operation | RawOperation, handler: Handler, services: Ope
   const contentType = CONTENT_TYPES[kind];
   const encode = encoderOf(kind);
   return (request: FastifyRequest, reply: FastifyReply): void => {
+    request.departure = departureOf(reply);
     void reply.code(status);
     if (contentType) void reply.header('content-type', contentType);
     const send = (value: unknown) => {
@@ -67,6 +75,25 @@ function answer(entry: Operation | RawOperation, handler: Handler, services: Ope
     }
     if (isThenable(result)) result.then(send, fail);
     else send(result);
+  };
+}
+
+/**
+ * The signal a data operation stops on when its caller leaves before the answer (the connection
+ * closed with the response unfinished); made on first use, as most requests never run one.
+ */
+function departureOf(reply: FastifyReply): () => AbortSignal {
+  let controller: AbortController | undefined;
+  return () => {
+    if (controller) return controller.signal;
+    controller = new AbortController();
+    const response = reply.raw;
+    const left = () => {
+      if (!response.writableFinished) controller!.abort();
+    };
+    if (response.destroyed) left();
+    else response.once('close', left);
+    return controller.signal;
   };
 }
 

@@ -74,6 +74,10 @@ export const CONSOLE_EXTENSIONS = [
     },
     prefix: '/v1/history/live',
     access: 'read',
-    install: async (fastify, s) => void (await import('../console/live-history-route')).installLiveHistory(fastify, s.config.defaultDatabase, s.store),
+    install: async (fastify, s) =>
+      void (await import('../console/live-history-route')).installLiveHistory(fastify, s.config.defaultDatabase, s.store, {
+        ...s.config.liveFeeds,
+        refused: (limit) => s.metrics.liveFeedsRefused.inc({ limit }),
+      }),
   }),
 ];

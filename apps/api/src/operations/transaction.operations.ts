@@ -1,5 +1,6 @@
 import { AlterTransactionAction, SET_PROPERTY_MODES, UNSET_PROPERTY_MODES, parseMode, parseTransactionStatus } from '@app/catalog';
 import { alterTransactionBody, oneOf, plainBody } from '../http/body-schemas';
+import { levelOfOperation, requireOperationLevel } from './batch-access';
 import { operation } from './operation';
 
 /** The spec's Transaction operations. */
@@ -20,7 +21,10 @@ export const TRANSACTION_OPERATIONS = [
     access: 'write',
     body: alterTransactionBody,
     subject: 'transaction',
-    handle: ({ ctx, transactionId, body }, s) => {
+    handle: async ({ ctx, transactionId, body, raw }, s) => {
+      // Cancelling or annotating a job takes the level of the operation that asked for it (an expiry: admin).
+      const recorded = (await s.transactions.describeTransaction(ctx, transactionId)).properties.operation;
+      requireOperationLevel(raw, ctx.database, levelOfOperation(s.operations, recorded), `alter a transaction of ${recorded ?? 'an unknown operation'}`);
       const actions: AlterTransactionAction[] = body.actions.map((a, i) => {
         switch (oneOf(a, ['setStatusAction', 'setPropertyAction', 'unsetPropertyAction'] as const, `actions[${i}]`)) {
           case 'setStatusAction':

@@ -3,28 +3,48 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataPlane, DataPlaneFailure, DataPlaneHooks, DataPlaneKind, DataPlaneOp, DataPlaneResult } from './data-plane-ops';
+import { CatalogError, ErrorCode } from '@app/catalog';
+import { DataPlane, DataPlaneCall, DataPlaneFailure, DataPlaneHooks, DataPlaneKind, DataPlaneOp, DataPlaneResult } from './data-plane-ops';
+import { FairQueue, Share } from './fair-queue';
 import { DataPlaneProcessSettings, FromChild, SETTINGS_ENV, ToChild, fromWire } from './data-plane-wire';
 
 export interface ContainedDataPlaneOptions {
   /** How many data-plane processes may run at once; each runs one operation at a time. */
   processes: number;
+  /** How many of them one database's operations may hold at once (DATA_PLANE_PROCESSES_PER_DATABASE). */
+  perDatabase?: number;
+  /** How many of one database's operations may wait for a process (DATA_PLANE_QUEUE_PER_DATABASE); past it, 503. */
+  queuePerDatabase?: number;
+  /** How long an operation may run (DATA_PLANE_TIMEOUT_MS); its process is then killed and replaced. */
+  timeoutMs?: number;
   /** A process whose resident memory passes this while it runs an operation is killed, and that operation refused. */
   memoryBytes: number;
   /** What a process is started with; asked at each start, as the server's own address is known only once it listens. */
   settings: () => Omit<DataPlaneProcessSettings, 'inputPath'>;
   log: (level: 'warn' | 'error', message: string) => void;
   /** Told each time a process ends under an operation, and why. */
-  onEnded?: (reason: 'crashed' | 'memory') => void;
+  onEnded?: (reason: DataPlaneEnd) => void;
+  /** Told how long each operation waited for a process. */
+  onWaited?: (seconds: number) => void;
+  /** Told each time an operation is refused because its database's queue is full. */
+  onQueueFull?: () => void;
   /** The compiled process script; by default the one beside this file. */
   entry?: string;
 }
 
+/** Why a process ended under an operation. */
+export type DataPlaneEnd = 'crashed' | 'memory' | 'timeout' | 'cancelled';
+
 interface Job {
   op: DataPlaneOp;
   hooks: DataPlaneHooks;
+  share: Share;
+  call: DataPlaneCall;
+  queuedAt: number;
   resolve: (result: unknown) => void;
   reject: (e: unknown) => void;
+  /** Stops listening to the caller's departure once the job is settled. */
+  release?: () => void;
 }
 
 const WATCH_MS = 100;
@@ -38,45 +58,82 @@ const RECYCLE_SHARE = 0.75;
  * Processes start on demand and are replaced when one ends. Request bodies reach a process through
  * a file of its own that both keep open (written over in place: a fresh buffer's page faults cost
  * more than the copy; see docs/security.md); answers come back over the IPC channel.
+ *
+ * The processes are shared fairly (FairQueue): one database holds at most `perDatabase` of them
+ * (by default all but one, so another database always finds one within an operation's time), its
+ * waiting operations are bounded, an operation runs at most `timeoutMs` (or the caller's own
+ * shorter timeout), and a caller that leaves takes its operation with it. Lance cannot stop a
+ * running operation, so a timed-out or abandoned one ends with its process, which is replaced.
  */
 export class ContainedDataPlane implements DataPlane {
   private readonly processes = new Set<DataPlaneProcess>();
-  private readonly waiting: Job[] = [];
+  private readonly waiting = new FairQueue<Job>();
+  private readonly running = new Map<string, number>();
+  private readonly perDatabase: number;
   private closed = false;
 
-  constructor(private readonly options: ContainedDataPlaneOptions) {}
+  constructor(private readonly options: ContainedDataPlaneOptions) {
+    this.perDatabase = Math.min(options.processes, options.perDatabase ?? Math.max(1, options.processes - 1));
+  }
 
-  run<K extends DataPlaneKind>(op: Extract<DataPlaneOp, { kind: K }>, hooks: DataPlaneHooks = {}): Promise<DataPlaneResult<K>> {
+  run<K extends DataPlaneKind>(op: Extract<DataPlaneOp, { kind: K }>, hooks: DataPlaneHooks = {}, call: DataPlaneCall = {}): Promise<DataPlaneResult<K>> {
     if (this.closed) return Promise.reject(new DataPlaneFailure('open', 'the data plane is shutting down', 'unavailable'));
+    if (call.signal?.aborted) return Promise.reject(new DataPlaneFailure('open', 'the caller left before the operation started', 'cancelled'));
+    const share = { database: op.table.database, principal: call.principal ?? '' };
+    const bound = this.options.queuePerDatabase;
+    if (bound !== undefined && this.waiting.waiting(share.database) >= bound && this.atCap(share.database)) {
+      this.options.onQueueFull?.();
+      return Promise.reject(
+        new CatalogError(
+          ErrorCode.ServiceUnavailable,
+          `this database already has ${bound} data operations waiting for a data-plane process (DATA_PLANE_QUEUE_PER_DATABASE); retry later`,
+        ),
+      );
+    }
     return new Promise<unknown>((resolve, reject) => {
-      this.waiting.push({ op, hooks, resolve, reject });
+      const job: Job = { op, hooks, share, call, queuedAt: Date.now(), resolve, reject };
+      if (call.signal) {
+        const left = () => {
+          // Still waiting: it never runs. Running: its process is ended (DataPlaneProcess.cancel).
+          if (this.waiting.remove(share, job)) reject(new DataPlaneFailure('open', 'the caller left before the operation started', 'cancelled'));
+        };
+        call.signal.addEventListener('abort', left, { once: true });
+        job.release = () => call.signal?.removeEventListener('abort', left);
+      }
+      this.waiting.add(share, job);
       this.dispatch();
     }) as Promise<DataPlaneResult<K>>;
   }
 
-  /** Hands waiting operations to idle processes, preferring one that served the same table last (its handle is warm). */
+  private atCap(database: string): boolean {
+    return (this.running.get(database) ?? 0) >= this.perDatabase;
+  }
+
+  /** Hands waiting operations to idle processes, fairly, preferring a process that served the same table last (its handle is warm). */
   private dispatch(): void {
-    while (this.waiting.length) {
+    while (this.waiting.size > 0) {
       const idle = [...this.processes].filter((p) => p.idle);
-      let chosen: DataPlaneProcess | undefined;
-      if (idle.length) {
-        const next = this.waiting[0];
-        chosen = idle.find((p) => p.served(next.op.table.uuid)) ?? idle[0];
-      } else if (this.processes.size < this.options.processes) {
-        chosen = this.start();
-      } else {
-        return;
-      }
-      const job = this.waiting.shift()!;
-      const running = chosen;
-      running
-        .run(job.op, job.hooks)
+      if (idle.length === 0 && this.processes.size >= this.options.processes) return;
+      const next = this.waiting.take((database) => !this.atCap(database));
+      if (!next) return;
+      const job = next.item;
+      const chosen = idle.find((p) => p.served(job.op.table.uuid)) ?? idle[0] ?? this.start();
+      const database = job.share.database;
+      this.running.set(database, (this.running.get(database) ?? 0) + 1);
+      this.options.onWaited?.((Date.now() - job.queuedAt) / 1000);
+      const timeoutMs = Math.min(this.options.timeoutMs ?? Infinity, job.call.timeoutMs ?? Infinity);
+      chosen
+        .run(job.op, job.hooks, { timeoutMs: Number.isFinite(timeoutMs) ? timeoutMs : undefined, signal: job.call.signal })
         .then(job.resolve, job.reject)
         .finally(() => {
-          if (running.ended) this.processes.delete(running);
-          else if (running.residentBytes() > this.options.memoryBytes * RECYCLE_SHARE) {
-            this.processes.delete(running);
-            void running.stop();
+          job.release?.();
+          const left = (this.running.get(database) ?? 1) - 1;
+          if (left > 0) this.running.set(database, left);
+          else this.running.delete(database);
+          if (chosen.ended) this.processes.delete(chosen);
+          else if (chosen.residentBytes() > this.options.memoryBytes * RECYCLE_SHARE) {
+            this.processes.delete(chosen);
+            void chosen.stop();
           }
           this.dispatch();
         });
@@ -96,7 +153,10 @@ export class ContainedDataPlane implements DataPlane {
   /** Lets running operations finish (up to `graceMs`), then ends every process. */
   async close(graceMs = 30_000): Promise<void> {
     this.closed = true;
-    for (const job of this.waiting.splice(0)) job.reject(new DataPlaneFailure('open', 'the data plane is shutting down', 'unavailable'));
+    for (let next = this.waiting.take(() => true); next; next = this.waiting.take(() => true)) {
+      next.item.release?.();
+      next.item.reject(new DataPlaneFailure('open', 'the data plane is shutting down', 'unavailable'));
+    }
     const deadline = Date.now() + graceMs;
     while ([...this.processes].some((p) => p.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await Promise.all([...this.processes].map((p) => p.stop()));
@@ -109,13 +169,14 @@ class DataPlaneProcess {
   private readonly input: { fd: number; path: string; unlinked: boolean };
   private readonly ready: Promise<void>;
   readonly exited: Promise<void>;
-  private current?: { id: number; job: Omit<Job, 'op'>; watch?: NodeJS.Timeout };
+  private current?: { id: number; job: Pick<Job, 'hooks' | 'resolve' | 'reject'>; watch?: NodeJS.Timeout; deadline?: NodeJS.Timeout; release?: () => void };
   private currentTable?: string;
   private nextId = 0;
   private readonly recent: string[] = [];
   /** The writer each table's last write here committed through: its cached handle's, most likely the next one's too. */
   private readonly writers = new Map<string, string>();
-  private endedBy?: 'crashed' | 'memory' | 'unavailable';
+  private endedBy?: DataPlaneEnd | 'unavailable';
+  private timeoutMs?: number;
   private stopping = false;
   private isReady = false;
 
@@ -170,13 +231,23 @@ class DataPlaneProcess {
     return this.recent.includes(tableUuid);
   }
 
-  async run(op: DataPlaneOp, hooks: DataPlaneHooks): Promise<unknown> {
+  async run(op: DataPlaneOp, hooks: DataPlaneHooks, limits: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> {
     const id = ++this.nextId;
     this.currentTable = op.table.uuid;
     this.recent.unshift(op.table.uuid);
     this.recent.length = Math.min(this.recent.length, 16);
     return new Promise<unknown>((resolve, reject) => {
       this.current = { id, job: { hooks, resolve, reject } };
+      // Lance cannot stop an operation under way: past its time, or once its caller left, the process ends with it.
+      if (limits.timeoutMs !== undefined) {
+        this.timeoutMs = limits.timeoutMs;
+        this.current.deadline = setTimeout(() => this.kill('timeout'), limits.timeoutMs);
+      }
+      if (limits.signal) {
+        const left = () => this.kill('cancelled');
+        limits.signal.addEventListener('abort', left, { once: true });
+        this.current.release = () => limits.signal?.removeEventListener('abort', left);
+      }
       void this.ready.then(async () => {
         if (this.current?.id !== id) return;
         try {
@@ -188,10 +259,10 @@ class DataPlaneProcess {
             message.expectedWriter = known;
           }
           if (this.current?.id !== id) return;
-          if ('file' in op && op.file) {
-            writeAll(this.input.fd, op.file);
-            message.op = { ...op, file: new Uint8Array(0) };
-            message.input = op.file.byteLength;
+          if ('body' in op && op.body) {
+            writeAll(this.input.fd, op.body);
+            message.op = { ...op, body: new Uint8Array(0) };
+            message.input = op.body.byteLength;
           }
           this.current.watch = setInterval(() => this.watchMemory(), WATCH_MS);
           this.child.send(message);
@@ -200,6 +271,14 @@ class DataPlaneProcess {
         }
       });
     });
+  }
+
+  /** Ends the process under its operation, for `reason`. */
+  private kill(reason: 'timeout' | 'cancelled'): void {
+    if (!this.current || this.endedBy) return;
+    this.endedBy = reason;
+    if (reason === 'timeout') this.options.log('warn', `data-plane process ${this.child.pid} ran an operation past its ${this.timeoutMs} ms and was killed with it`);
+    this.child.kill('SIGKILL');
   }
 
   private receive(m: FromChild): void {
@@ -228,6 +307,8 @@ class DataPlaneProcess {
   private settle(id: number, answer: () => void): void {
     if (this.current?.id !== id) return;
     clearInterval(this.current.watch);
+    clearTimeout(this.current.deadline);
+    this.current.release?.();
     this.current = undefined;
     answer();
   }
@@ -265,8 +346,12 @@ class DataPlaneProcess {
     const message =
       reason === 'memory'
         ? `the operation needed more than ${mb(this.options.memoryBytes)} MB of memory`
-        : `the data-plane process running the operation ended (${signal ?? `exit code ${code}`})`;
-    this.settle(current.id, () => current.job.reject(new DataPlaneFailure('work', message, reason)));
+        : reason === 'timeout'
+          ? `the operation ran longer than ${this.timeoutMs} ms`
+          : reason === 'cancelled'
+            ? 'the caller left while the operation ran'
+            : `the data-plane process running the operation ended (${signal ?? `exit code ${code}`})`;
+    this.settle(current.id, () => current.job.reject(new DataPlaneFailure('work', message, reason, this.timeoutMs)));
   }
 
   private unlinkInput(): void {

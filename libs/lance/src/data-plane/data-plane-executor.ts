@@ -1,7 +1,9 @@
 import * as arrow from 'apache-arrow';
 import type * as lancedb from '@lancedb/lancedb';
 import { CatalogError, ErrorCode } from '@app/catalog';
+import { decodeArrowBody } from '../arrow-ipc';
 import { addIpcFile } from '../ipc-add';
+import { withIpcFile } from '../ipc-file';
 import { buildLanceQuery } from '../lance-query';
 import { LanceTables } from '../lance-tables';
 import { queryIpcFile } from '../query-ipc';
@@ -38,18 +40,20 @@ export class DataPlaneExecutor {
         return this.use(op.table, 'write', async (t, writer) => {
           if (writer !== undefined && writer !== hooks.expectedWriter) await hooks.writing?.(writer);
           if (writer !== undefined) hooks.wrote?.(writer);
-          const added = await addIpcFile(t, Buffer.from(op.file.buffer, op.file.byteOffset, op.file.byteLength), op.mode);
+          const bytes = Buffer.from(op.body.buffer, op.body.byteOffset, op.body.byteLength);
+          const rows = decodeArrowBody(bytes);
+          const added = await withIpcFile({ bytes, table: rows }, (file) => addIpcFile(t, file, op.mode));
           return { version: added.version };
         });
       case 'create':
         return this.lance
-          .createAt(op.table.database, op.table, arrow.tableFromIPC(op.file), op.mode, async (writer, write) => {
+          .createAt(op.table.database, op.table, decodeArrowBody(op.body), op.mode, async (writer, write) => {
             await hooks.writing?.(writer);
             return write();
           })
           .then((version) => ({ version }));
       case 'mergeInsert':
-        return this.use(op.table, 'write', (t) => mergeInsert(t, arrow.tableFromIPC(op.file), op.options));
+        return this.use(op.table, 'write', (t) => mergeInsert(t, decodeArrowBody(op.body), op.options));
       case 'update':
         return this.use(op.table, 'write', async (t) => {
           requireColumns(await t.schema(), op.updates.map(([column]) => column));

@@ -38,11 +38,11 @@ export type DataPlaneOp =
   | { kind: 'query'; table: DataPlaneTable; version?: number; query: TableQuery }
   | { kind: 'explain'; table: DataPlaneTable; version?: number; query: TableQuery; verbose: boolean }
   | { kind: 'analyze'; table: DataPlaneTable; version?: number; query: TableQuery }
-  /** `file`: the rows as an Arrow IPC file. */
-  | { kind: 'insert'; table: DataPlaneTable; mode: 'append' | 'overwrite'; file: Uint8Array }
+  /** `body`: the rows as the request carried them, an Arrow IPC stream (or file) checked for structure only (`readArrowBody`). */
+  | { kind: 'insert'; table: DataPlaneTable; mode: 'append' | 'overwrite'; body: Uint8Array }
   /** The first data of a declared table, or a table's content replaced under a new schema. */
-  | { kind: 'create'; table: DataPlaneTable; mode: 'create' | 'overwrite'; file: Uint8Array }
-  | { kind: 'mergeInsert'; table: DataPlaneTable; file: Uint8Array; options: MergeInsertOptions }
+  | { kind: 'create'; table: DataPlaneTable; mode: 'create' | 'overwrite'; body: Uint8Array }
+  | { kind: 'mergeInsert'; table: DataPlaneTable; body: Uint8Array; options: MergeInsertOptions }
   | { kind: 'update'; table: DataPlaneTable; predicate?: string; updates: Array<[string, string]> }
   | { kind: 'delete'; table: DataPlaneTable; predicate: string }
   | { kind: 'addColumns'; table: DataPlaneTable; columns: Array<{ name: string; expression: string }>; computed: boolean }
@@ -95,16 +95,28 @@ export class DataPlaneFailure extends Error {
   constructor(
     readonly phase: DataPlanePhase,
     message: string,
-    /** Set when the process running the operation ended: a crash, or the memory cap. */
-    readonly ended?: 'crashed' | 'memory' | 'unavailable',
+    /** Set when the operation ended with its process (a crash, the memory cap, its time, its caller gone) or never ran. */
+    readonly ended?: 'crashed' | 'memory' | 'timeout' | 'cancelled' | 'unavailable',
+    /** The time limit that ended it, for `timeout`. */
+    readonly timeoutMs?: number,
   ) {
     super(message);
     this.name = 'DataPlaneFailure';
   }
 }
 
+/** Who asks for an operation, and what bounds it beyond the data plane's own limits. */
+export interface DataPlaneCall {
+  /** Shares of the processes are per database (the table's) and, within one, per principal. */
+  principal?: string;
+  /** Aborted when the caller leaves: an operation waiting never runs, a running one is stopped. */
+  signal?: AbortSignal;
+  /** The request's own time limit (the spec's `timeout`), when shorter than DATA_PLANE_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
 /** Runs data operations somewhere: in this process, or in processes whose crash costs one request. */
 export interface DataPlane {
-  run<K extends DataPlaneKind>(op: Extract<DataPlaneOp, { kind: K }>, hooks?: DataPlaneHooks): Promise<DataPlaneResult<K>>;
+  run<K extends DataPlaneKind>(op: Extract<DataPlaneOp, { kind: K }>, hooks?: DataPlaneHooks, call?: DataPlaneCall): Promise<DataPlaneResult<K>>;
   close(): Promise<void>;
 }

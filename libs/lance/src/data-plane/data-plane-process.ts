@@ -48,7 +48,7 @@ function readInput(length: number): Buffer {
 async function run(id: number, op: DataPlaneOp, inputLength: number | undefined, expectedWriter: string | undefined): Promise<void> {
   let wrote: string | undefined;
   try {
-    if (inputLength !== undefined && 'file' in op) op.file = readInput(inputLength);
+    if (inputLength !== undefined && 'body' in op) op.body = readInput(inputLength);
     const result = await executor.run(op, {
       expectedWriter,
       wrote: (writer) => (wrote = writer),

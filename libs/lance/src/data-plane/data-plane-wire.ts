@@ -21,7 +21,7 @@ export interface WireError {
 }
 
 export type ToChild =
-  /** `input`: the op's `file` was written to the input file, this many bytes from its start. */
+  /** `input`: the op's `body` was written to the input file, this many bytes from its start. */
   | { t: 'run'; id: number; op: DataPlaneOp; input?: number; expectedWriter?: string }
   | { t: 'go'; id: number };
 
