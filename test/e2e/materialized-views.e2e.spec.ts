@@ -66,10 +66,13 @@ describe('materialized views', () => {
 
   it('refuses what it cannot do with the spec\'s codes', async () => {
     const ok = { kind: 'query', source_query: JSON.stringify({ source_table: 'src', select: ['id'] }), output_schema: schemaOf(['id']) };
+    // A view outside the root namespace is refused for what it is, once its namespace exists; a missing namespace is 404.
+    expect((await api.post('/v1/namespace/ns/create', {})).status).toBe(200);
     const cases: Array<[string, unknown, number, number]> = [
       ['/v1/materialized_view/u/create', { ...ok, kind: 'udtf' }, 406, 0],
       ['/v1/materialized_view/u/create', { ...ok, auto_refresh: true }, 406, 0],
       ['/v1/materialized_view/ns%24u/create', ok, 406, 0],
+      ['/v1/materialized_view/nons%24u/create', ok, 404, 1],
       ['/v1/materialized_view/u/create', { ...ok, source_query: JSON.stringify({ source_table: 'nowhere', select: ['id'] }) }, 404, 4],
       ['/v1/materialized_view/view/create', ok, 409, 5],
       ['/v1/materialized_view/u/create', { ...ok, source_query: 'select id from src' }, 400, 13],

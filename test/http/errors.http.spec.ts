@@ -67,7 +67,10 @@ describe('error answers', () => {
     expectError(await api.post('/v1/table/e%24t/version/create', { version: 1, manifest_path: 'x', naming_scheme: 'V9' }), 400, 13);
     expectError(await api.post('/v1/table/version/batch-create', { entries: [{ version: 1, manifest_path: 'x' }] }), 400, 13);
     expectError(await api.post('/v1/table/batch-commit', { operations: [{}] }), 400, 13);
-    expectError(await api.post('/v1/transaction/x/alter', { actions: [{ setStatusAction: {} }] }), 400, 13);
+    // A transaction that does not exist is named first (404 code 10), then the body of one that does (400).
+    expectError(await api.post('/v1/transaction/x/alter', { actions: [{ setStatusAction: {} }] }), 404, 10);
+    const tx = (await api.post('/v1/table/e%24t/describe', {})).body.transaction_id ?? (await api.post('/v1/table/e%24u/declare', {})).body.transaction_id;
+    expectError(await api.post(`/v1/transaction/${tx}/alter`, { actions: [{ setStatusAction: {} }] }), 400, 13);
     expectError(await api.post('/v1/table/e%24t/describe', { id: 'e$t' }), 400, 13);
     expectError(await api.post('/v1/table/e%24t/describe', { branch: 'dev' }), 404, 22);
   });

@@ -21,7 +21,7 @@ describe('query plans', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     expect(res.text).toMatch(/KNN|Take|Projection|Filter|Scan/i);
     const bad = await api.post('/v1/table/p/explain_plan', { query: { ...query, filter: 'nope = 1' } });
-    expect([bad.status, bad.body.code]).toEqual([400, 13]);
+    expect([bad.status, bad.body.code]).toEqual([404, 12]);
     const noQuery = await api.post('/v1/table/p/explain_plan', {});
     expect([noQuery.status, noQuery.body.code]).toEqual([400, 13]);
   });
@@ -34,7 +34,7 @@ describe('query plans', () => {
     const bad = await api.post('/v1/table/p/analyze_plan', { ...query, version: 7 });
     expect([bad.status, bad.body.code]).toEqual([404, 11]);
     const badColumn = await api.post('/v1/table/p/analyze_plan', { ...query, columns: { column_names: ['ghost'] } });
-    expect([badColumn.status, badColumn.body.code]).toEqual([400, 13]);
+    expect([badColumn.status, badColumn.body.code]).toEqual([404, 12]);
   });
 });
 

@@ -34,10 +34,29 @@ export class DataMutationService {
     return { ...result, transaction_id: transactionId };
   }
 
-  async mergeInsert(ctx: RequestContext, target: OnTable, data: ArrowBody, o: MergeInsertOptions) {
+  /**
+   * MergeInsertIntoTable. A clause's filter alone asks for its clause (`when_matched_update_all_filt`:
+   * update the matched rows it selects). With no clause at all the merge changes nothing (the
+   * spec's flags all default to false): it answers the table's version and zero counts. A table
+   * only declared has no rows to merge with: the merge creates it with the rows brought in, as the
+   * spec says.
+   */
+  async mergeInsert(ctx: RequestContext, target: OnTable, data: ArrowBody, requested: MergeInsertOptions) {
+    const o: MergeInsertOptions = {
+      ...requested,
+      whenMatchedUpdateAll: requested.whenMatchedUpdateAll || requested.whenMatchedUpdateAllFilter !== undefined,
+      whenNotMatchedBySourceDelete: requested.whenNotMatchedBySourceDelete || requested.whenNotMatchedBySourceDeleteFilter !== undefined,
+    };
+    const table = await this.data.table(ctx, target.id, undefined, target.branch);
     if (!o.on.length) throw invalidInput("merge_insert needs 'on': the column(s) that match rows");
+    if (target.branch === undefined && (await this.data.isOnlyDeclared(table))) {
+      const written = await this.data.writeFresh(ctx, table, data, 'create', 'Create');
+      return { transaction_id: written.transactionId, num_updated_rows: 0, num_inserted_rows: data.rows, num_deleted_rows: 0, version: written.version };
+    }
     if (!o.whenMatchedUpdateAll && !o.whenNotMatchedInsertAll && !o.whenNotMatchedBySourceDelete) {
-      throw invalidInput('merge_insert needs at least one of when_matched_update_all, when_not_matched_insert_all, when_not_matched_by_source_delete');
+      // An unmanaged table's version is Lance's to tell.
+      const version = table.latestVersion ?? (await this.data.use(ctx, table, 'read', (t) => t.version()));
+      return { num_updated_rows: 0, num_inserted_rows: 0, num_deleted_rows: 0, version };
     }
     const r = await this.mutate<'mergeInsert'>(ctx, target, 'MergeInsert', { kind: 'mergeInsert', body: data.bytes, options: o }, (m) => m.numInsertedRows + m.numUpdatedRows + m.numDeletedRows);
     return {
@@ -88,7 +107,8 @@ export class DataMutationService {
   async updateFieldMetadata(ctx: RequestContext, target: OnTable, updates: FieldMetadataUpdate[]) {
     if (!updates.length) throw invalidInput('updates must hold at least one field');
     const r = await this.mutate<'updateFieldMetadata'>(ctx, target, 'UpdateFieldMetadata', { kind: 'updateFieldMetadata', updates });
-    return { transaction_id: r.transaction_id, version: r.version, fields: r.fields };
+    // The spec keys the resulting metadata by each updated field's path.
+    return { transaction_id: r.transaction_id, version: r.version, fields: Object.fromEntries(r.fields.map((f) => [f.path, f.metadata])) };
   }
 
   async stats(ctx: RequestContext, target: OnTable) {

@@ -153,6 +153,12 @@ export class DataService {
     let written: RecordedWrite;
     if (table.branch === undefined && (await this.isOnlyDeclared(table))) {
       written = await this.writeFresh(ctx, table, req.data, 'create', operation);
+    } else if (rows === 0 && req.mode !== 'Overwrite') {
+      // Lance's append refuses a body without rows; appending none changes nothing and commits nothing.
+      return { num_inserted_rows: 0, version: table.latestVersion ?? (await this.use(ctx, table, 'read', (t) => t.version())) };
+    } else if (rows === 0 && table.branch === undefined) {
+      // Overwritten with no rows: the table's content replaced by none, as a fresh write of its schema.
+      written = await this.writeFresh(ctx, table, req.data, 'overwrite', operation);
     } else {
       const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows });
       const mode = req.mode === 'Overwrite' ? 'overwrite' : 'append';

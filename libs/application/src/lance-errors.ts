@@ -33,6 +33,8 @@ export function lanceInputError(e: unknown, what: string, writing = false, versi
         : refusal(ErrorCode.TableVersionNotFound, `${what}: files of version ${version} of the table are missing from storage`);
     case 'panic':
       return refusal(ErrorCode.Internal, `${what}: Lance failed internally; the request id names it in the server's log`);
+    case 'no-column':
+      return refusal(ErrorCode.TableColumnNotFound, `${what}: ${failure.reason ?? 'an expression names a column the table does not have'}`);
     case 'schema':
       return refusal(ErrorCode.TableSchemaValidationError, `${what}: the data does not fit the table's schema${failure.reason ? `: ${failure.reason}` : ''}`);
     case 'refused':

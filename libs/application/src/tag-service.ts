@@ -70,6 +70,8 @@ export class TagService {
   }
 
   async updateTag(ctx: RequestContext, id: ObjectId, tag: string, version: number, branch?: string) {
+    // The version it would point at first (404 code 11), then the tag (404 code 8), as the conformance contracts order them.
+    await this.data.table(ctx, id, version, branch);
     versionOf(await this.listOf(ctx, id), tag);
     return this.pointTag(ctx, id, tag, version, branch, 'update');
   }

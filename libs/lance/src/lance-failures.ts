@@ -21,6 +21,8 @@ export type LanceFailureKind =
   | 'conflict'
   /** Rows or columns brought in do not fit the table's schema. */
   | 'schema'
+  /** An expression names a column the table does not have. */
+  | 'no-column'
   /** A file the table's manifest names is not in storage. */
   | 'missing-files'
   /** Lance's native code panicked: a fault of Lance or of this server, never of the request alone. */
@@ -50,6 +52,7 @@ export function classifyLanceFailure(message: string, writing = false): LanceFai
   const missing = /\bwas not found\b|\bNot found: |\bNo such file\b|\bNotFound\b|object at location .* not found/i.test(message);
   if (missing && !/No field named|not found in (the )?schema|field .* not found/i.test(message)) return { kind: 'missing-files' };
   const reason = reasonOf(message);
+  if (/No field named /.test(message)) return { kind: 'no-column', reason };
   if (writing && /schema|field .* not found|not found in (the )?schema|append with different|type mismatch|cannot cast|incompatible|nullab/i.test(message)) {
     return { kind: 'schema', reason };
   }

@@ -28,7 +28,7 @@ describe('classifyLanceFailure', () => {
   const leaks = (reason: string | undefined) => reason !== undefined && (/\.rs:\d+|Caused by|\/usr\//.test(reason) || reason.includes(dir));
 
   test.each([
-    ['an unknown column', () => table.countRows('nope > 1'), 'refused', "no column named 'nope' in the table"],
+    ['an unknown column', () => table.countRows('nope > 1'), 'no-column', "no column named 'nope' in the table"],
     ['a parse error', () => table.countRows('id >> (('), 'refused', 'not a valid SQL expression: expected an expression, found EOF'],
     ['a literal of the wrong type', () => table.countRows("id > 'abc'"), 'refused', "a literal does not match its column's type (Float64)"],
     ['an unknown function', () => table.countRows('frob(id) > 1'), 'refused', "no SQL function named 'frob'"],

@@ -56,7 +56,7 @@ export class Warehouse {
 
   /**
    * A location a caller of `database` supplied, confined to that database's own root in the
-   * warehouse (symlinks resolved on local disks). Anything else is refused with the same answer,
+   * warehouse (symlinks resolved on local disks); a relative one is resolved against that root. Anything else is refused with the same answer,
    * which names only the caller's input and its own root (`$WAREHOUSE/<database>` on a local disk):
    * nothing tells whether the location is
    * another database's, or whether anything is there. A location holding a character a storage
@@ -65,6 +65,10 @@ export class Warehouse {
    */
   async resolveClientLocation(location: string, database: string): Promise<string> {
     if (location.includes('\u0000')) throw invalidInput('location contains a NUL byte');
+    // No file system names a folder longer than 255 bytes; the store's keys are bounded as well.
+    if (location.split(/[/\\]/).some((segment) => Buffer.byteLength(segment) > 255)) {
+      throw invalidInput(`location '${location.slice(0, 300)}${location.length > 300 ? '...' : ''}' holds a folder name longer than 255 bytes`);
+    }
     const special = policyPatternCharacter(location);
     if (special !== undefined) {
       throw invalidInput(`location '${location}' holds '${special}', which storage policies read as a pattern; name a location without any of ${POLICY_SPECIAL_SHOWN}`);
@@ -73,7 +77,10 @@ export class Warehouse {
     // A local root is named from the warehouse on, not with the server's own directories.
     const shown = this.objectStore ? root : `$WAREHOUSE/${database}`;
     const outside = () => invalidInput(`location '${location}' is not inside this database's root '${shown}' in the warehouse`);
+    // A relative location is the database's: resolved against its root, then held to it like any other.
+    const relative = !schemeOf(location) && !isAbsolute(location) && !/^file:/i.test(location);
     if (this.objectStore) {
+      if (relative) location = joinLocation(root, location);
       if (!isS3Uri(location)) throw outside();
       const normalised = normaliseUri(location);
       if (normalised === undefined) throw invalidInput(`location '${location}' holds an empty, '.' or '..' segment or a control character`);
@@ -90,9 +97,9 @@ export class Warehouse {
     } else if (schemeOf(location)) {
       throw invalidInput(`location '${location}' uses a storage scheme this catalog does not serve; use a path inside the warehouse`);
     } else {
-      path = location;
+      path = relative ? resolve(root, location) : location;
     }
-    if (!isAbsolute(path)) throw invalidInput(`location '${location}' must be an absolute path inside this database's root '${shown}' in the warehouse`);
+    if (!isAbsolute(path)) throw invalidInput(`location '${location}' must be a path inside this database's root '${shown}' in the warehouse`);
     const normalised = normalize(path).replace(/\/+$/, '');
     if (!normalised.startsWith(`${root}/`)) throw outside();
     const real = await realOfNearestExisting(normalised);

@@ -70,11 +70,24 @@ export function checkedParse<S extends z.ZodType>(schema: S, value: unknown): z.
 }
 
 /** Parses a body against a schema; unknown fields pass, wrong or missing required ones are code 13. */
+const OUT_OF_BOUNDS = new Set(['too_small', 'too_big', 'not_multiple_of']);
+const throwStanding = (e: Error): never => {
+  throw Object.assign(e, { standsBeforeLookup: true });
+};
+const throwAfterLookup = (e: Error): never => {
+  throw e;
+};
+
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const result = checkedParse(schema, body);
   if (result.success) return result.data;
   const problems = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'body'}: ${i.message}`);
-  throw invalidInput(`invalid request: ${problems.join('; ')}`);
+  const refusal = invalidInput(`invalid request: ${problems.join('; ')}`);
+  // A number given out of its bounds (a negative version) is wrong whatever the catalog holds; a
+  // field missing, of another type, or a list too short waits for the subject's lookup like every
+  // other refusal of the body (as the Lance conformance contracts order them).
+  const numberOutOfBounds = (i: z.core.$ZodIssue) => OUT_OF_BOUNDS.has(i.code) && ['number', 'bigint'].includes((i as { origin?: string }).origin ?? '');
+  return result.error.issues.every(numberOutOfBounds) ? throwStanding(refusal) : throwAfterLookup(refusal);
 }
 
 const common = { id: idArray.nullish(), context: contextMap.nullish(), identity: z.unknown().optional() };
@@ -222,7 +235,7 @@ export const queryTableBody = z.object({
     .nullish()
     .transform((v) => (v ? { single_vector: v.single_vector ?? undefined, multi_vector: v.multi_vector ?? undefined } : undefined)),
   vector_column: name.nullish(),
-  k: z.number().int().min(1, 'k must be at least 1').max(MAX_K, `k must be at most ${MAX_K}`),
+  k: z.number().int().min(0, 'k must be at least 0').max(MAX_K, `k must be at most ${MAX_K}`),
   offset: count.nullish(),
   filter: sqlExpression('filter').nullish(),
   prefilter: z.boolean().nullish(),
@@ -244,6 +257,7 @@ export const queryTableBody = z.object({
       string_query: z.object({ query: z.string(), columns: z.array(name).nullish() }).nullish(),
       structured_query: z.object({ query: ftsQuery }).nullish(),
     })
+    .refine((f) => !(f.string_query && f.structured_query), { message: 'give string_query or structured_query, not both' })
     .nullish()
     .transform((f) =>
       f
@@ -300,7 +314,9 @@ export const deleteBody = z.object({ ...common, branch: word.nullish(), predicat
 export const addColumnsBody = z.object({
   ...common,
   branch: word.nullish(),
-  new_columns: z.array(z.object({ name, expression: sqlExpression('expression').nullish(), computed: sqlExpression('computed').nullish() })).min(1),
+  new_columns: z
+    .array(z.object({ name, expression: sqlExpression('expression').nullish(), computed: sqlExpression('computed').nullish(), virtual_column: z.object({}).passthrough().nullish() }))
+    .min(1),
 });
 const tuning = z.number().nullish();
 export const backfillColumnBody = z.object({

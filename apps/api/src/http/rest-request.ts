@@ -163,7 +163,8 @@ export class RestRequest {
   /** The one-part id of a transaction, checked against the body's like any id. */
   transactionId(index: number, body?: { id?: unknown }): string {
     const id = this.objectId(index, body);
-    if (id.length !== 1) throw new CatalogError(ErrorCode.InvalidInput, 'a transaction id is a single name');
+    // This server's transaction ids are single names: an id of any other shape names none of them.
+    if (id.length !== 1) throw new CatalogError(ErrorCode.TransactionNotFound, `transaction '${id.join(this.delimiter)}' does not exist`);
     return validateName(id[0], 'transaction id', this.delimiter);
   }
 

@@ -8,6 +8,7 @@ declare module 'fastify' {
   }
 }
 import { Answer, Operation, OperationServices, RawOperation, isMount, isRaw } from './operation';
+import { inOrder } from './check-order';
 import { parseRequest, requestParser } from './parse-request';
 
 const CONTENT_TYPES: Record<Answer, string | undefined> = {
@@ -42,7 +43,15 @@ function handlerOf(entry: Operation): Handler {
     if (entry.credential && !hasApiKey(request)) {
       throw new CatalogError(ErrorCode.Unauthenticated, 'this route needs an x-api-key header');
     }
-    return entry.handle(parseRequest(parser, request, services.config.defaultDatabase) as never, services);
+    // A refusal of the body waits for the subject's lookup (check-order.ts).
+    const refused = (e: unknown) => inOrder(e, entry, parser.idSegment, request, services);
+    let result: unknown;
+    try {
+      result = entry.handle(parseRequest(parser, request, services.config.defaultDatabase) as never, services);
+    } catch (e) {
+      return refused(e);
+    }
+    return isThenable(result) ? Promise.resolve(result).catch(refused) : result;
   };
 }
 

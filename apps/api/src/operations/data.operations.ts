@@ -1,3 +1,4 @@
+import { parseDuration } from '../http/duration';
 import { CatalogError, ErrorCode, MAX_NAME_LENGTH, invalidInput, parseMode, propertyMapProblem } from '@app/catalog';
 import { CREATE_TABLE_MODES, INSERT_MODES } from '@app/application';
 import {
@@ -69,7 +70,7 @@ export const DATA_OPERATIONS = [
         whenNotMatchedInsertAll: http.queryBool('when_not_matched_insert_all', false),
         whenNotMatchedBySourceDelete: http.queryBool('when_not_matched_by_source_delete', false),
         whenNotMatchedBySourceDeleteFilter: filterParam(http, 'when_not_matched_by_source_delete_filt'),
-        timeoutMs: http.queryInt('timeout', 1),
+        timeoutMs: parseDuration(http.queryString('timeout'), 'timeout'),
         useIndex: http.queryString('use_index') === undefined ? undefined : http.queryBool('use_index', true),
       });
     },
@@ -166,7 +167,8 @@ export const DATA_OPERATIONS = [
         return s.mutations.addComputedColumns(ctx, table, computed.map((c) => ({ name: c.name, expression: c.computed! })));
       }
       const columns = body.new_columns.map((c) => {
-        if (!c.expression) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': only SQL-expression and computed columns can be added here`);
+        if (c.virtual_column) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': virtual columns need a UDTF runtime, which this server does not have; add an expression or computed column`);
+        if (!c.expression) throw invalidInput(`column '${c.name}': give its expression, computed or virtual_column`);
         return { name: c.name, expression: c.expression };
       });
       return s.mutations.addColumns(ctx, table, columns);

@@ -1,4 +1,5 @@
-import { parseIndexType } from '@app/catalog';
+import { SCALAR_INDEX_TYPES, invalidInput, parseIndexType } from '@app/catalog';
+import { refusedWhateverTheState } from './check-order';
 import { createIndexBody, indexNameBody, listIndicesBody } from '../http/body-schemas';
 import { operation } from './operation';
 
@@ -6,7 +7,7 @@ import { operation } from './operation';
 const INDEX_NAME = 5;
 
 /** Answers at once with the build's transaction; a worker builds the index. */
-const createIndex = (operationId: string, path: string) =>
+const createIndex = (operationId: string, path: string, scalarOnly = false) =>
   operation({
     operationId,
     method: 'POST',
@@ -17,11 +18,18 @@ const createIndex = (operationId: string, path: string) =>
     branch: 'body',
     handle: ({ ctx, table, body }, s) => {
       const { id: _i, context: _c, identity: _x, branch: _b, column, index_type, name, ...params } = body;
+      const indexType = parseIndexType(index_type);
+      if (scalarOnly && !(SCALAR_INDEX_TYPES as readonly string[]).includes(indexType)) {
+        // The route can never build it, whatever the table: refused before the table is looked up.
+        throw refusedWhateverTheState(
+          invalidInput(`index_type '${index_type}' is not a scalar index; CreateTableScalarIndex builds ${SCALAR_INDEX_TYPES.join(', ')}; use CreateTableIndex for vector indexes`),
+        );
+      }
       return s.indexes.createTableIndex(ctx, {
         ...table,
         name: name ?? undefined,
         column,
-        indexType: parseIndexType(index_type),
+        indexType,
         params: Object.fromEntries(Object.entries(params).filter(([, v]) => v !== null && v !== undefined)),
       });
     },
@@ -31,7 +39,7 @@ const createIndex = (operationId: string, path: string) =>
 export const INDEX_OPERATIONS = [
   createIndex('CreateTableIndex', '/v1/table/:id/create_index'),
   /** The same request and answer as CreateTableIndex, as the spec defines it. */
-  createIndex('CreateTableScalarIndex', '/v1/table/:id/create_scalar_index'),
+  createIndex('CreateTableScalarIndex', '/v1/table/:id/create_scalar_index', true),
   operation({
     operationId: 'ListTableIndices',
     method: 'POST',

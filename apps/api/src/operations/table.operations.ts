@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode, REGISTER_TABLE_MODES, parseMode, validateName } from '@app/catalog';
+import { CatalogError, ErrorCode, REGISTER_TABLE_MODES, invalidInput, parseMode, validateName } from '@app/catalog';
 import {
   alterColumnsBody,
   declareTableBody,
@@ -72,11 +72,17 @@ export const TABLE_OPERATIONS = [
     body: describeTableBody,
     subject: 'table',
     branch: 'body',
-    handle: ({ ctx, table, body, http }, s) => {
-      if (body.tag) throw new CatalogError(ErrorCode.TableTagNotFound, `tag '${body.tag}' does not exist`);
+    handle: async ({ ctx, table, body, http }, s) => {
+      let { version, branch } = { version: body.version ?? undefined, branch: table.branch };
+      if (body.tag) {
+        if (version !== undefined || branch !== undefined) throw invalidInput('tag cannot be used together with version or branch: a tag names its version (and branch) itself');
+        // The tag resolved to the version (and branch) it points at, and that version described.
+        ({ version, branch } = await s.tags.getTagVersion(ctx, table.id, body.tag));
+      }
       return s.tables.describeTable(ctx, {
         ...table,
-        version: body.version ?? undefined,
+        ...(branch !== undefined ? { branch } : {}),
+        version,
         withTableUri: http.queryBool('with_table_uri', body.with_table_uri ?? false),
         loadDetailedMetadata: http.queryBool('load_detailed_metadata', body.load_detailed_metadata ?? false),
         checkDeclared: http.queryBool('check_declared', body.check_declared ?? false),

@@ -1,12 +1,12 @@
 import * as arrow from 'apache-arrow';
 import type * as lancedb from '@lancedb/lancedb';
 import { CatalogError, ErrorCode } from '@app/catalog';
-import { decodeArrowBody } from '../arrow-ipc';
 import { addIpcFile } from '../ipc-add';
 import { withIpcFile } from '../ipc-file';
 import { buildLanceQuery } from '../lance-query';
 import { LanceTables } from '../lance-tables';
 import { queryIpcFile } from '../query-ipc';
+import { decodeArrowBody, toArrowFile } from '../arrow-ipc';
 import { DataPlaneFailure, DataPlaneHooks, DataPlaneKind, DataPlaneOp, DataPlaneResult, DataPlaneTable } from './data-plane-ops';
 
 type Op<K extends DataPlaneKind> = Extract<DataPlaneOp, { kind: K }>;
@@ -31,7 +31,7 @@ export class DataPlaneExecutor {
       case 'count':
         return this.use(op.table, 'read', (t) => t.countRows(op.predicate), op.version);
       case 'query':
-        return this.use(op.table, 'read', (t) => queryIpcFile(buildLanceQuery(t, op.query)), op.version);
+        return this.use(op.table, 'read', (t) => (op.query.k === 0 ? noRows(t, op.query) : queryIpcFile(buildLanceQuery(t, op.query))), op.version);
       case 'explain':
         return this.use(op.table, 'read', (t) => buildLanceQuery(t, op.query).explainPlan(op.verbose), op.version);
       case 'analyze':
@@ -53,7 +53,10 @@ export class DataPlaneExecutor {
           })
           .then((version) => ({ version }));
       case 'mergeInsert':
-        return this.use(op.table, 'write', (t) => mergeInsert(t, decodeArrowBody(op.body), op.options));
+        return this.use(op.table, 'write', async (t) => {
+          requireColumns(await t.schema(), op.options.on);
+          return mergeInsert(t, decodeArrowBody(op.body), op.options);
+        });
       case 'update':
         return this.use(op.table, 'write', async (t) => {
           requireColumns(await t.schema(), op.updates.map(([column]) => column));
@@ -145,4 +148,10 @@ function requireColumns(schema: { fields: Array<{ name: string }> }, paths: stri
   const names = new Set(schema.fields.map((f) => f.name));
   const missing = paths.filter((p) => !names.has(p.split('.')[0]));
   if (missing.length) throw new CatalogError(ErrorCode.TableColumnNotFound, `column(s) ${missing.join(', ')} do not exist`);
+}
+
+/** `k: 0` (the spec's minimum): the query's columns and no rows; Lance takes no limit of 0, so one row is asked for and dropped. */
+async function noRows(t: lancedb.Table, query: Op<'query'>['query']): Promise<Uint8Array> {
+  const one = arrow.tableFromIPC(await queryIpcFile(buildLanceQuery(t, { ...query, k: 1 })));
+  return toArrowFile(new arrow.Table(one.schema));
 }
