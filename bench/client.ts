@@ -212,6 +212,10 @@ async function main(): Promise<void> {
         floorMs,
       ),
     ]);
+    // Last, for scripts: this catalog against the minimal catalog of its design, time and CPU per call.
+    const cpuPerCallUs = ({ server: s }: Side) => (s!.userUs + s!.systemUs) / (TABLES * ROUND_TRIPS_PER_TABLE);
+    console.log(`this catalog / minimal catalog, time: ${(viaCatalog.ms / viaFloor.ms).toFixed(2)}x (${ROWS}-row appends)`);
+    console.log(`this catalog / minimal catalog, server CPU per catalog call: ${(cpuPerCallUs(viaCatalog) / cpuPerCallUs(viaFloor)).toFixed(2)}x (${(cpuPerCallUs(viaCatalog) / 1000).toFixed(2)} ms against ${(cpuPerCallUs(viaFloor) / 1000).toFixed(2)} ms)`);
   } finally {
     floor.stop();
     recordOnly.stop();

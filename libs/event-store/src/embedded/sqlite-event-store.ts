@@ -19,7 +19,7 @@ import {
   WrongExpectedRevisionError,
   revisionMatches,
 } from '../event-store.port';
-import { pollingSubscription } from '../polling-subscription';
+import { WakeUp, pollingSubscription } from '../polling-subscription';
 
 const COLUMNS = 'position, stream_id, revision, id, type, data, metadata, created';
 /** A row as `COLUMNS` lists it; positions stay far below 2^53, so plain numbers are exact. */
@@ -36,7 +36,9 @@ const PAGE = 1000;
 export class SqliteEventStore implements EventStore {
   readonly kind = 'embedded';
   private readonly db: Database.Database;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<WakeUp>();
+  /** The events the last append wrote, for its subscriptions. */
+  private lastAppended?: RecordedEvent[];
   private readonly stmts;
   private readonly appendTx;
   private readonly heads = new Map<string, number>();
@@ -88,22 +90,19 @@ export class SqliteEventStore implements EventStore {
     this.appendTx = this.db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, files: readonly JournaledFile[]) => {
       const current = this.headOf(streamId);
       if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamId, expected, current);
-      const created = BigInt(Date.now());
+      const now = Date.now();
+      const created = BigInt(now);
       let revision = current;
       let position = 0n;
+      const recorded: RecordedEvent[] = [];
       for (const e of events) {
         revision++;
-        const info = this.stmts.insert.run(
-          streamId,
-          BigInt(revision),
-          e.id ?? randomUUID(),
-          e.type,
-          JSON.stringify(e.data ?? null),
-          JSON.stringify(e.metadata ?? {}),
-          created,
-        );
+        const id = e.id ?? randomUUID();
+        const info = this.stmts.insert.run(streamId, BigInt(revision), id, e.type, JSON.stringify(e.data ?? null), JSON.stringify(e.metadata ?? {}), created);
         position = BigInt(info.lastInsertRowid);
+        recorded.push({ id, streamId, revision, position, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {}, created: new Date(now) });
       }
+      this.lastAppended = recorded;
       for (const f of files) this.stmts.journalFile.run(f.path, Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength));
       return { nextExpectedRevision: revision, position };
     });
@@ -131,7 +130,10 @@ export class SqliteEventStore implements EventStore {
       throw e;
     }
     this.heads.set(streamId, result.nextExpectedRevision);
-    for (const wake of this.listeners) wake();
+    // This process's own events reach its subscriptions as written, without a read and a parse back.
+    const appended = this.lastAppended;
+    this.lastAppended = undefined;
+    for (const wake of this.listeners) wake(appended);
     return result;
   }
 

@@ -13,7 +13,7 @@ import {
   Subscription,
   WrongExpectedRevisionError,
 } from '../event-store.port';
-import { pollingSubscription } from '../polling-subscription';
+import { WakeUp, pollingSubscription } from '../polling-subscription';
 import { APPEND_LOCK, APPEND_STATEMENT, CHANNEL, POSTGRES_SCHEMA, redactedUrl } from './postgres-schema';
 
 /** The schema's migration takes this transaction-level lock. */
@@ -40,7 +40,7 @@ export class PostgresEventStore implements EventStore {
   readonly kind = 'postgresql';
   private readonly pool: Pool;
   private ready?: Promise<void>;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<WakeUp>();
   private listener?: Client;
   private listening?: Promise<void>;
   private closed = false;
