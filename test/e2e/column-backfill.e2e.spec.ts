@@ -1,3 +1,4 @@
+import * as lancedb from '@lancedb/lancedb';
 import * as arrow from 'apache-arrow';
 import { ARROW_STREAM, arrowStream, sampleTable, waitFor } from '../support/arrow-data';
 import { Api } from '../support/http';
@@ -54,6 +55,113 @@ describe('computed columns and their backfill', () => {
 
     const history = (await api.get('/v1/history/table/bf%24t')).body.events.map((e: { type: string }) => e.type);
     expect(history.filter((t: string) => t === 'TableBackfillRequested')).toHaveLength(2);
+  }, 120_000);
+
+  /** Every row of a table (on a branch) by id, with the columns asked for. */
+  async function rows(table: string, names: string[], branch?: string): Promise<Array<Record<string, unknown>>> {
+    const res = await fetch(`${server.url}/v1/table/${table}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ filter: 'id >= 0', k: 1000, columns: { column_names: ['id', ...names] }, ...(branch ? { branch } : {}) }),
+    });
+    expect(res.status).toBe(200);
+    const t = arrow.tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+    return t
+      .toArray()
+      .map((r) => r.toJSON() as Record<string, unknown>)
+      .sort((a, b) => (a.id as number) - (b.id as number));
+  }
+  const count = async (table: string, body: Record<string, unknown> = {}) => (await api.post(`/v1/table/${table}/count_rows`, body)).body as number;
+  const fields = async (table: string, branch?: string) =>
+    (await api.post(`/v1/table/${table}/describe`, { load_detailed_metadata: true, ...(branch ? { branch } : {}) })).body.schema.fields as Array<{ name: string; nullable: boolean }>;
+  const words = ['apple', 'banana', 'cherry', 'damson', 'elder'];
+
+  it('fills exactly the live rows of a table a client deleted from and updated, leaving deleted rows gone and the other columns as they were', async () => {
+    expect((await api.send('POST', '/v1/table/bf%24mut/create', arrowStream(sampleTable(0, 60)), ARROW_STREAM)).status).toBe(200);
+    const before = await fields('bf%24mut');
+    expect(before.find((f) => f.name === 'id')!.nullable).toBe(false);
+    const db = await lancedb.connectNamespace('rest', { uri: server.url });
+    try {
+      // Deleted rows, rows an update moved (Lance deletes them where they were), and one row whose input changed.
+      const client = await db.openTable('mut', ['bf']);
+      expect((await client.delete('id % 10 = 3')).numDeletedRows).toBe(6);
+      expect((await client.update({ where: 'id >= 50', values: { text: 'updated' } })).rowsUpdated).toBe(9);
+      expect((await client.update({ where: 'id = 41', valuesSql: { id: '1041' } })).rowsUpdated).toBe(1);
+      client.close();
+
+      const live = Array.from({ length: 60 }, (_, i) => i)
+        .filter((i) => i % 10 !== 3)
+        .map((i) => (i === 41 ? 1041 : i))
+        .sort((a, b) => a - b);
+      const textOf = (id: number) => (id >= 50 && id < 60 ? 'updated' : `${words[(id % 1000) % 5]} pie number ${id % 1000}`);
+
+      expect((await api.post('/v1/table/bf%24mut/add_columns', { new_columns: [{ name: 'doubled', computed: 'id * 2' }] })).status).toBe(200);
+      const requested = await api.post('/v1/table/bf%24mut/backfill_column', { column: 'doubled' });
+      expect(requested.status).toBe(202);
+      const done = await settle(requested.body.job_id);
+      expect(done.body).toMatchObject({ status: 'Succeeded', properties: { rows_filled: String(live.length) } });
+      expect(done.body.properties.inputs_left_nullable).toBeUndefined();
+
+      const filled = await rows('bf%24mut', ['doubled', 'text']);
+      expect(filled.map((r) => r.id)).toEqual(live);
+      expect(filled).toEqual(live.map((id) => ({ id, doubled: id * 2, text: textOf(id) })));
+      expect(await count('bf%24mut')).toBe(live.length);
+      expect(await count('bf%24mut', { predicate: 'doubled IS NULL' })).toBe(0);
+      expect(await count('bf%24mut', { predicate: 'id % 10 = 3' })).toBe(0);
+      // The other columns are declared as they were (the input `id` non-nullable still).
+      expect((await fields('bf%24mut')).filter((f) => f.name !== 'doubled')).toEqual(before);
+
+      // Rows appended since, and a filled row deleted: the next backfill fills the new rows only.
+      await api.send('POST', '/v1/table/bf%24mut/insert', arrowStream(sampleTable(100, 5)), ARROW_STREAM);
+      expect((await api.post('/v1/table/bf%24mut/delete', { predicate: 'id = 1' })).body.num_deleted_rows).toBe(1);
+      const again = await settle((await api.post('/v1/table/bf%24mut/backfill_column', { column: 'doubled' })).body.job_id);
+      expect(again.body).toMatchObject({ status: 'Succeeded', properties: { rows_filled: '5' } });
+      const appended = [...live.filter((id) => id !== 1), 100, 101, 102, 103, 104].sort((a, b) => a - b);
+      expect((await rows('bf%24mut', ['doubled'])).map((r) => [r.id, r.doubled])).toEqual(appended.map((id) => [id, id * 2]));
+      expect((await fields('bf%24mut')).filter((f) => f.name !== 'doubled')).toEqual(before);
+
+      // Filled rows compacted into one fragment with rows not filled yet: the next backfill fills those.
+      await api.send('POST', '/v1/table/bf%24mut/insert', arrowStream(sampleTable(200, 3)), ARROW_STREAM);
+      expect((await settle((await api.post('/v1/table/bf%24mut/maintenance/compact', {})).body.job_id)).body.status).toBe('Succeeded');
+      const third = await settle((await api.post('/v1/table/bf%24mut/backfill_column', { column: 'doubled' })).body.job_id);
+      expect(third.body).toMatchObject({ status: 'Succeeded', properties: { rows_filled: '3' } });
+      const now = [...appended, 200, 201, 202].sort((a, b) => a - b);
+      expect((await rows('bf%24mut', ['doubled'])).map((r) => [r.id, r.doubled])).toEqual(now.map((id) => [id, id * 2]));
+      expect((await fields('bf%24mut')).filter((f) => f.name !== 'doubled')).toEqual(before);
+
+      // The client reads the same table: the live rows, each with its value, and `id` non-nullable.
+      const reopened = await db.openTable('mut', ['bf']);
+      expect(await reopened.countRows()).toBe(now.length);
+      expect(await reopened.countRows('doubled = id * 2')).toBe(now.length);
+      expect((await reopened.schema()).fields.find((f) => f.name === 'id')!.nullable).toBe(false);
+      reopened.close();
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  it('fills exactly the live rows on a branch deleted from and updated, leaving main as it was', async () => {
+    const T = 'bf%24brm';
+    expect((await api.send('POST', `/v1/table/${T}/create`, arrowStream(sampleTable(0, 30)), ARROW_STREAM)).status).toBe(200);
+    expect((await api.post(`/v1/table/${T}/branches/create`, { name: 'dev' })).status).toBe(200);
+    const before = await fields(T, 'dev');
+    expect((await api.post(`/v1/table/${T}/delete`, { branch: 'dev', predicate: 'id < 5' })).body.num_deleted_rows).toBe(5);
+    expect((await api.post(`/v1/table/${T}/update`, { branch: 'dev', predicate: 'id >= 25', updates: [['text', "'on dev'"]] })).body.updated_rows).toBe(5);
+    expect((await api.post(`/v1/table/${T}/add_columns`, { branch: 'dev', new_columns: [{ name: 'doubled', computed: 'id * 2' }] })).status).toBe(200);
+
+    const requested = await api.post(`/v1/table/${T}/backfill_column`, { column: 'doubled', branch: 'dev' });
+    expect(requested.status).toBe(202);
+    expect((await settle(requested.body.job_id)).body).toMatchObject({ status: 'Succeeded', properties: { rows_filled: '25', branch: 'dev' } });
+    const live = Array.from({ length: 25 }, (_, i) => i + 5);
+    expect(await rows(T, ['doubled', 'text'], 'dev')).toEqual(live.map((id) => ({ id, doubled: id * 2, text: id >= 25 ? 'on dev' : `${words[id % 5]} pie number ${id}` })));
+    expect(await count(T, { branch: 'dev' })).toBe(25);
+    expect(await count(T, { branch: 'dev', predicate: 'id < 5' })).toBe(0);
+    expect((await fields(T, 'dev')).filter((f) => f.name !== 'doubled')).toEqual(before);
+
+    // Main: its rows, its columns.
+    expect(await count(T)).toBe(30);
+    expect((await fields(T)).map((f) => f.name)).not.toContain('doubled');
+    expect((await fields(T))).toEqual(before);
   }, 120_000);
 
   it('refuses what it cannot do with the spec\'s codes, recording nothing', async () => {

@@ -9,7 +9,8 @@ import { TransactionJobProcessor } from './transaction-job-processor';
 
 /**
  * Fills one computed column per job (AlterTableBackfillColumns), with Lance's refresh of the rows
- * that hold no value, in the life every transaction's job lives (see runTransactionJob); the refresh
+ * that hold no value (see BackfillService.fill for the non-nullable inputs it declares nullable
+ * while Lance fills), in the life every transaction's job lives (see runTransactionJob); the refresh
  * cannot be stopped once started, so a cancel during it leaves the rows it filled (they hold the
  * column's own expression) and the transaction Canceled.
  */
@@ -35,9 +36,23 @@ export class ColumnBackfillProcessor extends TransactionJobProcessor<ColumnBackf
       setStatus: (status, properties) => this.backfills.setStatus(ctx, transactionId, status, properties),
       work: async () => {
         this.logger.log(`column backfill started: '${column}' of ${table.join('/')} (transaction ${transactionId}, attempt ${job.attemptsMade + 1})`);
-        const filled = await this.backfills.fill(ctx, found!, column);
+        const memory = {
+          relaxed: job.data.relaxedInputs ?? [],
+          remember: (columns: readonly string[]) => job.updateData({ ...job.data, relaxedInputs: [...columns] }),
+        };
+        const filled = await this.backfills.fill(ctx, found!, column, memory);
+        if (filled.relaxed.length) {
+          this.logger.log(`column backfill: input column(s) ${filled.relaxed.join(', ')} of ${table.join('/')} declared nullable for Lance's refresh and non-nullable again (transaction ${transactionId})`);
+        }
+        if (filled.leftNullable.length) {
+          this.logger.warn(`column backfill: input column(s) ${filled.leftNullable.join(', ')} of ${table.join('/')} stay nullable: Lance would not declare them non-nullable again (transaction ${transactionId})`);
+        }
         this.logger.log(`column backfill done: ${filled.rowsFilled} rows of '${column}' (transaction ${transactionId})`);
-        return { rows_filled: String(filled.rowsFilled), table_version: String(filled.version) };
+        return {
+          rows_filled: String(filled.rowsFilled),
+          table_version: String(filled.version),
+          ...(filled.leftNullable.length ? { inputs_left_nullable: filled.leftNullable.join(',') } : {}),
+        };
       },
     };
     return this.attempt(job, token, 'column-backfill', 'filling the column', steps);

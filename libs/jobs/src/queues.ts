@@ -44,6 +44,8 @@ export interface ColumnBackfillJob extends WaitingJob {
   column: string;
   /** Absent: the main branch. */
   branch?: string;
+  /** Input columns an attempt declared nullable for Lance's refresh, to be declared non-nullable again (BackfillService.fill). */
+  relaxedInputs?: string[];
 }
 
 /** What a worker needs to refresh a materialized view: the rest is in the view's own definition. */

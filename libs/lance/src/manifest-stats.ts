@@ -2,6 +2,13 @@ import { Reader } from 'protobufjs/minimal';
 import { manifestFile } from '@app/catalog';
 import { TableFiles } from '@app/storage';
 
+export interface ManifestFragmentCounts {
+  numFragments: number;
+  numDeletedRows: number;
+  /** Fragments with a deletion file (whatever count of rows it declares). */
+  numFragmentsWithDeletions: number;
+}
+
 /**
  * Reads fragment counts straight from a committed manifest, because the Lance client reports live
  * rows only. Field numbers are those of `lance.table.Manifest` (table.proto): fragments = 2;
@@ -11,7 +18,7 @@ export async function manifestStats(
   files: TableFiles,
   location: string,
   version: number,
-): Promise<{ numFragments: number; numDeletedRows: number } | undefined> {
+): Promise<ManifestFragmentCounts | undefined> {
   for (const scheme of ['V2', 'V1'] as const) {
     const bytes = await readManifestMessage(files, manifestFile(location, version, scheme));
     if (bytes) return countFragments(bytes);
@@ -32,10 +39,11 @@ async function readManifestMessage(files: TableFiles, path: string): Promise<Uin
   return tail.subarray(4, 4 + length);
 }
 
-function countFragments(bytes: Uint8Array): { numFragments: number; numDeletedRows: number } {
+function countFragments(bytes: Uint8Array): ManifestFragmentCounts {
   const manifest = Reader.create(bytes);
   let numFragments = 0;
   let numDeletedRows = 0;
+  let numFragmentsWithDeletions = 0;
   while (manifest.pos < manifest.len) {
     const tag = manifest.uint32();
     if (tag >>> 3 !== 2) {
@@ -50,6 +58,7 @@ function countFragments(bytes: Uint8Array): { numFragments: number; numDeletedRo
         fragment.skipType(ftag & 7);
         continue;
       }
+      numFragmentsWithDeletions++;
       const deletion = Reader.create(fragment.bytes());
       while (deletion.pos < deletion.len) {
         const dtag = deletion.uint32();
@@ -58,7 +67,7 @@ function countFragments(bytes: Uint8Array): { numFragments: number; numDeletedRo
       }
     }
   }
-  return { numFragments, numDeletedRows };
+  return { numFragments, numDeletedRows, numFragmentsWithDeletions };
 }
 
 /** What the planner and the expiry read from one committed manifest. */
