@@ -75,6 +75,59 @@ describe('asynchronous index builds (API and worker in one process)', () => {
     expect(next.body.page_token).toBeNull();
   });
 
+  it('lists the indexes a version holds, as Lance holds them there, on main and on a branch', async () => {
+    const T = '/v1/table/ix%24v';
+    const names = (r: { body: { indexes: Array<{ index_name: string }> } }) => r.body.indexes.map((i) => i.index_name);
+    expect((await api.send('POST', `${T}/create`, arrowStream(sampleTable(0, 300)), ARROW_STREAM)).status).toBe(200);
+    const v1 = (await api.post(`${T}/describe`, {})).body.version as number;
+
+    const built = await api.post(`${T}/create_index`, { column: 'id', index_type: 'BTREE', name: 'by_id' });
+    const done = await settle(built.body.transaction_id);
+    expect(done.status).toBe('Succeeded');
+    const v2 = Number(done.properties.table_version);
+    expect(v2).toBeGreaterThan(v1);
+    const second = await api.post(`${T}/create_index`, { column: 'category', index_type: 'BITMAP', name: 'by_category' });
+    expect((await settle(second.body.transaction_id)).status).toBe('Succeeded');
+    const latest = await api.post(`${T}/index/list`, {});
+    expect(names(latest)).toEqual(['by_category', 'by_id']);
+    expect(latest.body.indexes[1]).toMatchObject({ index_name: 'by_id', index_uuid: built.body.transaction_id, columns: ['id'], status: 'ready', index_type: 'BTREE' });
+
+    // Before the first build: nothing, though the catalog recorded both requests since.
+    expect((await api.post(`${T}/index/list`, { version: v1 })).body).toEqual({ indexes: [], page_token: null });
+    // At the first build's version: that index alone, as the latest listing names it.
+    const atV2 = await api.post(`${T}/index/list`, { version: v2 });
+    expect(atV2.body.indexes).toEqual([latest.body.indexes[1]]);
+    // The latest version named: both, as Lance holds them.
+    const v3 = (await api.post(`${T}/describe`, {})).body.version as number;
+    expect(names(await api.post(`${T}/index/list`, { version: v3 }))).toEqual(['by_category', 'by_id']);
+    // Paged at a version, as at the latest.
+    const first = await api.post(`${T}/index/list`, { version: v3, limit: 1 });
+    expect([names(first), first.body.page_token]).toEqual([['by_category'], 'by_category']);
+    const next = await api.post(`${T}/index/list`, { version: v3, limit: 1, page_token: first.body.page_token });
+    expect([names(next), next.body.page_token]).toEqual([['by_id'], null]);
+    // DescribeTableIndexStats keeps to the same view.
+    expect((await api.post(`${T}/index/by_id/stats`, { version: v2 })).body).toMatchObject({ num_indexed_rows: 300 });
+    const noStats = await api.post(`${T}/index/by_category/stats`, { version: v2 });
+    expect([noStats.status, noStats.body.code]).toEqual([404, 6]);
+
+    for (const version of [v3 + 50, 0]) {
+      const missing = await api.post(`${T}/index/list`, { version });
+      expect([version, missing.status, missing.body.code]).toEqual([version, 404, 11]);
+    }
+
+    // A branch from v2: main's index at its first version, its own build at the versions after.
+    expect((await api.post(`${T}/branches/create`, { name: 'dev', from_version: v2 })).status).toBe(200);
+    const own = await api.post(`${T}/create_index`, { column: 'text', index_type: 'FTS', name: 'by_text', branch: 'dev' });
+    const ownDone = await settle(own.body.transaction_id);
+    expect(ownDone.status).toBe('Succeeded');
+    expect(names(await api.post(`${T}/index/list`, { branch: 'dev' }))).toEqual(['by_id', 'by_text']);
+    expect(names(await api.post(`${T}/index/list`, { branch: 'dev', version: v2 }))).toEqual(['by_id']);
+    const onDev = await api.post(`${T}/index/list`, { branch: 'dev', version: Number(ownDone.properties.table_version) });
+    expect(onDev.body.indexes).toContainEqual(expect.objectContaining({ index_name: 'by_text', index_uuid: own.body.transaction_id, status: 'ready' }));
+    const notOnDev = await api.post(`${T}/index/list`, { branch: 'dev', version: v3 + 50 });
+    expect([notOnDev.status, notOnDev.body.code]).toEqual([404, 11]);
+  });
+
   it('refuses bad requests before queueing anything', async () => {
     const cases: Array<[object, number, number]> = [
       [{ column: 'vector', index_type: 'SUPER_FAST' }, 400, 13],

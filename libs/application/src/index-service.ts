@@ -4,6 +4,7 @@ import {
   CatalogEvent,
   CatalogView,
   ErrorCode,
+  IndexState,
   IndexType,
   ObjectId,
   PageRequest,
@@ -86,24 +87,34 @@ export class IndexService {
     return { transaction_id: transactionId, index_name: indexName };
   }
 
-  /** Indexes the catalog is building or built, and any a client built itself, in name order. */
+  /**
+   * Indexes the catalog is building or built, and any a client built itself, in name order. With a
+   * `version`, the indexes Lance holds at that version of the line, as Lance lists them there: the
+   * catalog's requests are not listed (one made after that version did not exist then, and its
+   * build, if any, is in a later version), nor its own HNSW graphs, which serve the latest version
+   * only; a request's transaction id stays the index's `index_uuid` where that version holds what
+   * the request built.
+   */
   async listTableIndices(ctx: RequestContext, req: { id: ObjectId; version?: number; page: PageRequest; branch?: string }) {
     const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
     const table = await this.data.table(ctx, req.id, req.version, req.branch);
     const listed = new Map<string, IndexListing>();
-    for (const index of table.indexes.values()) {
-      listed.set(index.name, {
-        index_name: index.name,
-        // The build's transaction id identifies this index request for as long as it exists.
-        index_uuid: index.transactionId,
-        columns: index.columns,
-        status: indexStatusOf(view, index),
-        index_type: index.indexType,
-      });
+    if (req.version === undefined) {
+      for (const index of table.indexes.values()) {
+        listed.set(index.name, {
+          index_name: index.name,
+          // The build's transaction id identifies this index request for as long as it exists.
+          index_uuid: index.transactionId,
+          columns: index.columns,
+          status: indexStatusOf(view, index),
+          index_type: index.indexType,
+        });
+      }
     }
-    if (!(await this.data.isOnlyDeclared(table))) {
-      for (const built of await this.data.use(ctx, table, 'read', (dataset) => dataset.listIndices(), req.version)) {
-        const known = listed.get(built.name);
+    const version = req.version;
+    if (version !== undefined || !(await this.data.isOnlyDeclared(table))) {
+      for (const built of await this.data.use(ctx, table, 'read', (dataset) => dataset.listIndices(), version)) {
+        const known = version === undefined ? listed.get(built.name) : builtBy(view, table.indexes.get(built.name), version);
         listed.set(built.name, {
           index_name: built.name,
           index_uuid: known?.index_uuid ?? nameUuid(table.uuid, built.name),
@@ -126,6 +137,8 @@ export class IndexService {
       const stats = await dataset.indexStats(name).catch((e) => {
         throw lanceInputError(e, 'reading index statistics failed');
       });
+      // At a version, what Lance holds there: the catalog's requests and HNSW graphs are the latest version's (see listTableIndices).
+      if (!stats && version !== undefined) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist at version ${version}`);
       const own = table.indexes.get(name);
       if (!stats && own?.indexType === 'HNSW') {
         const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
@@ -198,6 +211,18 @@ function recordedIndex(view: CatalogView, id: ObjectId, name: string, branch: st
 
 function indexNameOf(events: CatalogEvent[]): string {
   return (events[0].data as { indexName: string }).indexName;
+}
+
+/**
+ * The catalog's request for an index of that name when its build is what a version holds: the build
+ * succeeded and committed the index at or before that version (its `table_version`).
+ */
+function builtBy(view: CatalogView, index: IndexState | undefined, version: number): IndexListing | undefined {
+  if (!index || index.indexType === 'HNSW') return undefined;
+  const transaction = view.transaction(index.transactionId);
+  const builtAt = Number(transaction?.properties.table_version);
+  if (transaction?.status !== 'Succeeded' || !Number.isInteger(builtAt) || builtAt > version) return undefined;
+  return { index_name: index.name, index_uuid: index.transactionId, columns: index.columns, status: 'ready', index_type: index.indexType };
 }
 
 /** A stable id for an index a client built itself: derived from the table and the index name. */
