@@ -11,6 +11,7 @@ import { ManifestNamingScheme } from './events';
  *   <location>/tree/<name>/...             a branch: its own _versions, data and transactions
  *   <location>/_hnsw/<name>.{bin,rowids,json}  this server's standalone HNSW graphs
  *   <location>/_indices, _deletions, data  Lance's indexes, deletion files and data files
+ *   <location>/_transactions/<read version>-<uuid>.txn  a commit's transaction (Lance's, and the catalog's own commits')
  */
 export const DATASET_DIRS = {
   versions: '_versions',
@@ -22,6 +23,7 @@ export const DATASET_DIRS = {
   indices: '_indices',
   deletions: '_deletions',
   data: 'data',
+  transactions: '_transactions',
 } as const;
 
 const U64_MAX = (1n << 64n) - 1n;

@@ -25,3 +25,4 @@ export * from './data-plane/in-process-data-plane';
 export * from './data-plane/contained-data-plane';
 export * from './manifest-references';
 export * from './stored-manifests';
+export * from './manifest-schema-metadata';
