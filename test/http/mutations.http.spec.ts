@@ -74,8 +74,10 @@ describe.each([
     expect(after.body.schema.fields.map((f: any) => f.name)).not.toContain('twice');
     const missing = await api.post('/v1/table/m/drop_columns', { columns: ['ghost'] });
     expect([missing.status, missing.body.code]).toEqual([404, 12]);
+    // The catalog commits a schema metadata version itself, which it can only do as the manifest store.
     const schemaMeta = await api.post('/v1/table/m/schema_metadata/update', { a: 'b' });
-    expect([schemaMeta.status, schemaMeta.body.code]).toEqual([406, 0]);
+    if (managed) expect([schemaMeta.status, schemaMeta.body]).toEqual([200, { a: 'b' }]);
+    else expect([schemaMeta.status, schemaMeta.body.code]).toEqual([406, 0]);
   });
 
   it('reports table statistics', async () => {

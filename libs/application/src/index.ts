@@ -31,3 +31,4 @@ export * from './stored-versions';
 export * from './maintenance-service';
 export * from './client-storage-options';
 export * from './policy-rights';
+export * from './schema-metadata-service';

@@ -20,6 +20,7 @@ import {
   findLine,
   manifestFile,
   decideCreateTableVersion,
+  decideRecordTableDataChanged,
   decideDeleteTableVersions,
   displayId,
   listTableVersions,
@@ -30,7 +31,7 @@ import {
 import { FinalisedManifest, ManifestFinaliser, StagingCheck, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
-import { CatalogWriter, Prepared, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter, Prepared, Rider, eventMetadata, unavailableAs503 } from './catalog-writer';
 import { DataChangeHandoff } from './data-change-handoff';
 import { RequestContext } from './request-context';
 import { StoredVersions } from './stored-versions';
@@ -111,10 +112,11 @@ export class VersionService {
   }
 
   /**
-   * The final manifests of the versions about to be served, made where a committing process ended
-   * between recording its version and copying its manifest (see ObjectStoreManifestFinaliser).
+   * The final manifests of the versions about to be served (or read), made where a committing
+   * process ended between recording its version and copying its manifest (see
+   * ObjectStoreManifestFinaliser).
    */
-  private async published(tableLocation: string, records: VersionRecord[]): Promise<void> {
+  async published(tableLocation: string, records: VersionRecord[]): Promise<void> {
     const pending = records.filter((r) => r.stagingManifest);
     if (!this.finaliser.repair || pending.length === 0) return;
     for (let i = 0; i < pending.length; i += 8) {
@@ -124,17 +126,39 @@ export class VersionService {
 
   /** `writer`: the id of the server's own writer connection that made this commit, if it says so. */
   createTableVersion(ctx: RequestContext, cmd: CreateTableVersion, writer?: string) {
+    return this.commit(ctx, cmd, (view) => this.handoff?.riderFor(view, writer, cmd.id, cmd.version, cmd.branch));
+  }
+
+  /**
+   * Commits a manifest the catalog staged itself in the line's `_versions/` (under Lance's staging
+   * name), by the very path of `version/create`: the same decision, reference check, finalisation,
+   * event and answer as a client's commit. The change it makes is recorded beside it, as the
+   * server's writes are: a `TableDataChanged` of `operation` in the same append, under a transaction
+   * of its own (`<operation>Table`), whose id is answered as `change_transaction_id`.
+   */
+  async commitStagedChange(ctx: RequestContext, cmd: CreateTableVersion, operation: string) {
+    const metadata = eventMetadata(ctx, `${operation}Table`);
+    const committed = await this.commit(ctx, cmd, (view) => ({
+      // Stamped when it rides, so it is not older than the commit it records.
+      metadata: { ...metadata, occurredAt: new Date().toISOString() },
+      events: decideRecordTableDataChanged(view, { id: cmd.id, operation, version: cmd.version, branch: cmd.branch }),
+      settled: () => undefined,
+    }));
+    return { ...committed, change_transaction_id: metadata.transactionId };
+  }
+
+  private commit(ctx: RequestContext, cmd: CreateTableVersion, riderFor: (view: CatalogView) => Rider | undefined) {
     const checked = this.checkStagingEarly(ctx, cmd);
     return this.writer.execute(ctx, 'CreateTableVersion', (view) => {
       const events = decideCreateTableVersion(view, cmd);
       const created = versionCreatedIn(events);
       const staged = { staging: cmd.stagingManifestPath, event: created, tableLocation: requireTable(view, cmd.id).location, checked };
-      const rider = this.handoff?.riderFor(view, writer, cmd.id, cmd.version, cmd.branch);
+      const rider = riderFor(view);
       return {
         events,
         ...(rider ? { riders: [rider] } : {}),
         prepare: () => this.finalise(ctx, [staged]),
-        result: (transactionId) => ({ version: versionJsonOf(created), transaction_id: transactionId }),
+        result: (transactionId: string | undefined) => ({ version: versionJsonOf(created), transaction_id: transactionId }),
       };
     });
   }

@@ -22,6 +22,7 @@ import {
   VersionService,
   StoredVersions,
   MaintenanceService,
+  SchemaMetadataService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
@@ -174,6 +175,11 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
         new VersionService(w, p, f, j ? 'journaled' : 'synced', h, wh.files, sv),
     },
     {
+      provide: SchemaMetadataService,
+      inject: [ProjectionRegistry, VersionService, Warehouse],
+      useFactory: (p: ProjectionRegistry, v: VersionService, wh: Warehouse) => new SchemaMetadataService(p, v, wh.files),
+    },
+    {
       provide: BatchCommitService,
       inject: [CatalogWriter, VersionService, Warehouse, APP_CONFIG, ClientStorageOptions],
       useFactory: (w: CatalogWriter, v: VersionService, wh: Warehouse, c: AppConfig, o: ClientStorageOptions) =>
@@ -258,6 +264,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     NamespaceService,
     TableService,
     VersionService,
+    SchemaMetadataService,
     BatchCommitService,
     TransactionService,
     HistoryService,

@@ -28,7 +28,7 @@ function databaseLevel(kind: string, access: RouteAccess): AccessLevel {
 }
 
 /** What a data change records as its transaction's operation (`<change>Table`): write-level work. */
-const DATA_CHANGES = /^(Insert|Overwrite|Create|MergeInsert|Update|Delete|AddColumns|AlterColumns|DropColumns|UpdateFieldMetadata|Restore)Table$/;
+const DATA_CHANGES = /^(Insert|Overwrite|Create|MergeInsert|Update|Delete|AddColumns|AlterColumns|DropColumns|UpdateFieldMetadata|UpdateSchemaMetadata|Restore)Table$/;
 
 /**
  * The database level the operation a transaction records needs: its entry's (by operationId or

@@ -16,6 +16,7 @@ import {
   TagService,
   TransactionService,
   VersionService,
+  SchemaMetadataService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore } from '@app/event-store';
@@ -30,6 +31,7 @@ export interface AppServices {
   readonly tables: TableService;
   readonly creates: CreateTableService;
   readonly versions: VersionService;
+  readonly schemaMetadata: SchemaMetadataService;
   readonly batches: BatchCommitService;
   readonly data: DataService;
   readonly analysis: AnalysisService;
@@ -59,6 +61,7 @@ export function servicesOf(app: INestApplicationContext): AppServices {
     tables: app.get(TableService),
     creates: app.get(CreateTableService),
     versions: app.get(VersionService),
+    schemaMetadata: app.get(SchemaMetadataService),
     batches: app.get(BatchCommitService),
     data: app.get(DataService),
     analysis: app.get(AnalysisService),

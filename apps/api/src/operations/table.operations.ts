@@ -1,19 +1,24 @@
-import { CatalogError, ErrorCode, REGISTER_TABLE_MODES, invalidInput, parseMode, validateName } from '@app/catalog';
+import { CatalogError, ErrorCode, REGISTER_TABLE_MODES, branchOf, invalidInput, parseMode, requireTableId, validateName } from '@app/catalog';
 import {
   alterColumnsBody,
   declareTableBody,
   describeTableBody,
   dropColumnsBody,
+  parseBody,
   plainBody,
   registerTableBody,
   renameTableBody,
   restoreTableBody,
   statsBody,
+  stringMap,
   tableExistsBody,
   updateFieldMetadataBody,
 } from '../http/body-schemas';
 import { RestRequest } from '../http/rest-request';
 import { operation, rawOperation } from './operation';
+
+/** Where an answer whose body is the spec's bare value names the transaction its change recorded. */
+export const TRANSACTION_ID_HEADER = 'x-lance-transaction-id';
 
 /** Also an operation of BatchCommitTables, which holds each of its operations to this entry's level. */
 export const DeclareTable = operation({
@@ -188,15 +193,26 @@ export const TABLE_OPERATIONS = [
         body.updates.map((u) => ({ path: u.path, metadata: u.metadata, ...(u.replace ? { replace: true } : {}) })),
       ),
   }),
-  /** Lance's JS library offers no way to rewrite schema-level metadata: the one operation of the spec answered 406 code 0. */
+  /**
+   * The body is the bare string map (the spec's REST binding), not a request object: no `id` or
+   * `context` is read from it, since those are keys like any other there. The context comes from
+   * the `x-lance-ctx-*` headers, the branch from the query. The answer is the bare map too; the
+   * change's transaction travels in the `x-lance-transaction-id` header.
+   */
   rawOperation({
     operationId: 'UpdateTableSchemaMetadata',
     method: 'POST',
     path: '/v1/table/:id/schema_metadata/update',
     access: 'write',
-    serve: (request, _reply, s) => {
-      new RestRequest(request, s.config.defaultDatabase).pathId(3);
-      throw new CatalogError(ErrorCode.Unsupported, 'UpdateTableSchemaMetadata is not supported by the Lance library this server runs; use update_field_metadata');
+    serve: async (request, reply, s) => {
+      const http = new RestRequest(request, s.config.defaultDatabase);
+      const metadata = parseBody(stringMap, request.body);
+      const ctx = http.context();
+      const id = requireTableId(http.pathId(3));
+      const branch = branchOf(http.queryString('branch'));
+      const updated = await s.schemaMetadata.update(ctx, branch === undefined ? { id } : { id, branch }, metadata);
+      void reply.header(TRANSACTION_ID_HEADER, updated.transactionId);
+      return updated.metadata;
     },
   }),
 ];
