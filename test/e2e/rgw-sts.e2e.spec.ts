@@ -219,17 +219,17 @@ describe('STS credentials vended per table (RGW)', () => {
     expect(await statusOf(s3With(renewed).send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${own}/` })))).toBe(200);
   });
 
-  it(`keeps a client writing for 30 s across ${SESSION_SECONDS}-second sessions: it refreshes and never fails`, async () => {
+  it(`keeps a client writing for 20 s across ${SESSION_SECONDS}-second sessions: it refreshes and never fails`, async () => {
     expect((await admin.post('/v1/namespace/live/create', {})).status).toBe(200);
     const logged = server.output().length;
-    const result = await clientWriter(server.url, KEYS.writer, 'live', 'stream', 30);
+    const result = await clientWriter(server.url, KEYS.writer, 'live', 'stream', 20);
     expect(result.failures).toEqual([]);
     expect(result.awsVariables).toEqual([]);
-    expect(result.appends as number).toBeGreaterThan(30);
+    expect(result.appends as number).toBeGreaterThan(20);
     expect(result.counted).toBe(result.written);
     // Sessions last 5 s: the client asked for credentials again many times over the run.
     const describes = server.output().slice(logged).match(/"url":"\/v1\/table\/live%24stream\/describe/g) ?? [];
-    expect(describes.length).toBeGreaterThanOrEqual(6);
+    expect(describes.length).toBeGreaterThanOrEqual(4);
   }, 90_000);
 
   it('uses the database\'s own role, and answers 503 code 17 with nothing handed out when STS refuses it', async () => {
