@@ -35,7 +35,7 @@ const CREDENTIAL_KEYS = /(access_key_id|secret_access_key|session_token|^token$|
  */
 export function readClientCredentials(env: NodeJS.ProcessEnv, objectStore: ObjectStoreSettings | undefined, problems: string[]): ClientCredentials {
   const mode = env.CLIENT_CREDENTIALS?.trim().toLowerCase() || 'static';
-  const seconds = readSeconds(env.VENDED_CREDENTIALS_SECONDS, problems);
+  const seconds = readSeconds('VENDED_CREDENTIALS_SECONDS', env.VENDED_CREDENTIALS_SECONDS, 3600, 43_200, problems);
   if (mode === 'static') return { mode: 'static' };
   if (mode !== 'sts') {
     problems.push(
@@ -68,26 +68,17 @@ export function readClientCredentials(env: NodeJS.ProcessEnv, objectStore: Objec
     region: objectStore.region,
     credentials: objectStore.credentials,
     durationSeconds: seconds,
-    chainingCheckSeconds: readCheckSeconds(env.STS_CHAINING_CHECK_SECONDS, problems),
+    chainingCheckSeconds: readSeconds('STS_CHAINING_CHECK_SECONDS', env.STS_CHAINING_CHECK_SECONDS, 300, 86_400, problems),
   };
 }
 
-function readSeconds(value: string | undefined, problems: string[]): number {
-  if (value === undefined || value.trim() === '') return 3600;
+/** A whole number of seconds from 1 to `max`, `fallback` when unset (or, with a problem said, when wrong). */
+function readSeconds(name: string, value: string | undefined, fallback: number, max: number, problems: string[]): number {
+  if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 43_200) {
-    problems.push(`VENDED_CREDENTIALS_SECONDS: must be an integer from 1 to 43200, got '${value}'`);
-    return 3600;
-  }
-  return n;
-}
-
-function readCheckSeconds(value: string | undefined, problems: string[]): number {
-  if (value === undefined || value.trim() === '') return 300;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 86_400) {
-    problems.push(`STS_CHAINING_CHECK_SECONDS: must be an integer from 1 to 86400, got '${value}'`);
-    return 300;
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    problems.push(`${name}: must be an integer from 1 to ${max}, got '${value}'`);
+    return fallback;
   }
   return n;
 }
