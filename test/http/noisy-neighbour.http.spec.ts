@@ -39,6 +39,7 @@ describe('no caller takes the service from the others', () => {
           { principal: 'beta-admin', sha256: sha256(KEYS.betaAdmin), databases: ['beta'], level: 'admin' },
         ]),
         DATA_PLANE_TIMEOUT_MS: String(TIMEOUT_MS),
+        DATA_PLANE_QUEUE_PER_DATABASE: '2',
         LIVE_FEEDS_PER_PRINCIPAL: '3',
         LIVE_FEEDS_MAX: '5',
         MAINTENANCE_PLAN_DELAY_MS: '200',
@@ -66,11 +67,14 @@ describe('no caller takes the service from the others', () => {
   async function whileNeighbourWorks(attack: () => Promise<void>) {
     let stop = false;
     const worst = { describe: 0, count: 0, healthz: 0 };
+    const describes: number[] = [];
     const timed = async (what: keyof typeof worst, call: () => Promise<{ status: number }>) => {
       const started = Date.now();
       const answer = await call();
       expect({ what, status: answer.status }).toEqual({ what, status: 200 });
-      worst[what] = Math.max(worst[what], Date.now() - started);
+      const ms = Date.now() - started;
+      worst[what] = Math.max(worst[what], ms);
+      if (what === 'describe') describes.push(ms);
     };
     const loop = async (what: keyof typeof worst, call: () => Promise<{ status: number }>, pauseMs: number) => {
       while (!stop) {
@@ -90,8 +94,11 @@ describe('no caller takes the service from the others', () => {
       await neighbour;
     }
     expect(worst.describe).toBeLessThan(1000);
-    expect(worst.count).toBeLessThan(10_000);
+    expect(worst.count).toBeLessThan(2000);
     expect(worst.healthz).toBeLessThan(1000);
+    // Its catalog reads keep their pace: the 99th percentile of describe under 100 ms.
+    const sorted = describes.sort((a, b) => a - b);
+    expect(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]).toBeLessThan(100);
     return worst;
   }
 
@@ -171,6 +178,29 @@ describe('no caller takes the service from the others', () => {
     const started = Date.now();
     expect((await alphaReader.post('/v1/table/a%24large/count_rows', { predicate: "s = 'row 7 of the large table'" })).body).toBe(1);
     expect(Date.now() - started).toBeLessThan(5000);
+  }, 60_000);
+
+  it('bounds a database\'s waiting data operations: past DATA_PLANE_QUEUE_PER_DATABASE, 503 code 17 with Retry-After', async () => {
+    const controllers = Array.from({ length: 5 }, () => new AbortController());
+    await whileNeighbourWorks(async () => {
+      // One runs (alpha holds one of the two processes at most), two wait, the others are refused at once.
+      const answers = controllers.map((controller) =>
+        fetch(`${server.url}/v1/table/a%24large/count_rows`, {
+          method: 'POST',
+          signal: controller.signal,
+          headers: { 'content-type': 'application/json', 'x-api-key': KEYS.alphaReader, 'x-lance-database': 'alpha' },
+          body: JSON.stringify({ predicate: EXPENSIVE }),
+        }).then(async (res) => ({ status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as { code?: number } }), () => undefined),
+      );
+      const refused = await Promise.race([Promise.all(answers.slice(3)), new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000))]);
+      expect(refused?.map((a) => [a?.status, a?.body.code, !!a?.retryAfter])).toEqual([
+        [503, 17, true],
+        [503, 17, true],
+      ]);
+      for (const c of controllers) c.abort();
+      await Promise.all(answers);
+    });
+    expect((await alphaAdmin.get('/metrics')).text).toMatch(/lance_catalog_data_plane_queue_full_total 2/);
   }, 60_000);
 
   it(`stops a data operation that runs past DATA_PLANE_TIMEOUT_MS with 400 code 13, and counts it`, async () => {

@@ -33,6 +33,9 @@ function fromFastify(e: { code?: string; statusCode?: number; message: string })
   return undefined;
 }
 
+/** Requests whose refused body is being read to its end and thrown away. */
+export const draining = new WeakSet<object>();
+
 /** Every failure leaves as JSON `{error, code}` with the Lance code and its matching status. */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
@@ -48,6 +51,9 @@ export class ErrorFilter implements ExceptionFilter {
     if ((body.code === ErrorCode.ServiceUnavailable || body.code === ErrorCode.Throttling) && !reply.hasHeader('retry-after')) {
       void reply.header('retry-after', '5');
     }
+    // Fastify closes the connection after a refused body, lest the caller send more; a body this
+    // server reads on and throws away (json-body-parser.ts) lets the caller, still sending, read the answer.
+    if (draining.has(request.raw)) void reply.removeHeader('connection');
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 

@@ -1,5 +1,6 @@
 import { CatalogError } from '@app/catalog';
 import type { FastifyInstance } from 'fastify';
+import { draining } from './error-filter';
 import { parseJsonBody } from './json-body';
 import { JsonShapeLimits, JsonShapeScan } from './json-shape-scan';
 
@@ -27,7 +28,11 @@ export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBody
   const tooLarge = () => new JsonBodyTooLarge(`the JSON request body is larger than ${limits.maxBytes} bytes (${limits.limitName})`);
   fastify.addContentTypeParser('application/json', (request, payload, done) => {
     const declared = Number(request.headers['content-length']);
-    if (declared > limits.maxBytes) return done(tooLarge(), undefined);
+    if (declared > limits.maxBytes) {
+      // Read on and thrown away unparsed, so the caller, still sending, gets the answer rather than a reset connection.
+      drain(request.raw, payload);
+      return done(tooLarge(), undefined);
+    }
     const scan = new JsonShapeScan(limits);
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -36,7 +41,7 @@ export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBody
       if (finished) return;
       finished = true;
       payload.removeAllListeners('data');
-      if (error) payload.resume();
+      if (error) drain(request.raw, payload);
       done(error, body);
     };
     payload.on('data', (chunk: Buffer) => {
@@ -65,4 +70,9 @@ export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBody
       }
     });
   });
+}
+
+function drain(raw: object, payload: NodeJS.ReadableStream): void {
+  draining.add(raw);
+  payload.resume();
 }
