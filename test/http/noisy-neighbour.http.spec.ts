@@ -274,7 +274,12 @@ describe('no caller takes the service from the others', () => {
   it("keeps a job's record the server's: a write key cannot alter an admin's transaction, nor the properties the server wrote", async () => {
     const history = (await alphaAdmin.get('/v1/history/table/a%24expiring')).body.events;
     const expiry = history.find((e: { type: string }) => e.type === 'TableMaintenanceRequested').transaction_id;
-    const before = (await alphaAdmin.post(`/v1/transaction/${expiry}/describe`, {})).body;
+    // The expiry's record is compared before and after: taken once its job has ended.
+    const before = await waitFor(
+      async () => (await alphaAdmin.post(`/v1/transaction/${expiry}/describe`, {})).body,
+      (tx: { status: string }) => ['Succeeded', 'Failed', 'Canceled'].includes(tx.status),
+      60_000,
+    );
     const forged = await alphaWriter.post(`/v1/transaction/${expiry}/alter`, {
       actions: [{ setPropertyAction: { key: 'operation', value: 'CompactTable' } }, { unsetPropertyAction: { key: 'cutoff' } }],
     });
