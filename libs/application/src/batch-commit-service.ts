@@ -8,7 +8,7 @@ import { RequestContext } from './request-context';
 import { VersionService, deletedCount, stagedVersions, versionCreatedIn, versionJsonOf } from './version-service';
 
 export type BatchCommitRequest =
-  | { declare_table: { id: ObjectId; location?: string; properties: Properties } }
+  | { declare_table: { id: ObjectId; location?: string; properties: Properties; vendCredentials?: boolean } }
   | { create_table_version: CreateTableVersion }
   | { delete_table_versions: { id: ObjectId; ranges: VersionRange[]; branch?: string } }
   | { deregister_table: { id: ObjectId } };
@@ -25,7 +25,9 @@ export class BatchCommitService {
 
   async batchCommitTables(ctx: RequestContext, requests: BatchCommitRequest[]) {
     const operations: BatchOperation[] = [];
+    const vend: boolean[] = [];
     for (const r of requests) {
+      vend.push('declare_table' in r ? (r.declare_table.vendCredentials ?? true) : false);
       if ('declare_table' in r) operations.push({ kind: 'declare_table', command: await this.declaration(ctx, r.declare_table) });
       else if ('create_table_version' in r) operations.push({ kind: 'create_table_version', command: r.create_table_version });
       else if ('delete_table_versions' in r) operations.push({ kind: 'delete_table_versions', ...r.delete_table_versions });
@@ -33,7 +35,9 @@ export class BatchCommitService {
     }
     // Vended first, one per declared table: when any cannot be had, nothing is committed.
     const storageOptions = await Promise.all(
-      operations.map((op) => (op.kind === 'declare_table' ? this.clientOptions.forTable(ctx, { id: op.command.id, uuid: op.command.tableUuid, location: op.command.location }) : undefined)),
+      operations.map((op, i) =>
+        op.kind === 'declare_table' ? this.clientOptions.forTable(ctx, { id: op.command.id, uuid: op.command.tableUuid, location: op.command.location }, vend[i]) : undefined,
+      ),
     );
     return this.writer.execute(ctx, 'BatchCommitTables', (view, metadata) => {
       const decision = decideBatch(view, operations, metadata);

@@ -16,7 +16,7 @@ export class CreateTableService {
 
   async createTable(
     ctx: RequestContext,
-    req: { id: ObjectId; mode: CreateTableMode; data: ArrowBody; location?: string; properties: Properties },
+    req: { id: ObjectId; mode: CreateTableMode; data: ArrowBody; location?: string; properties: Properties; storageOptions?: Record<string, string> },
   ) {
     const existing = await this.data.table(ctx, req.id).catch((e) => {
       if (e instanceof CatalogError && e.code === ErrorCode.TableNotFound) return undefined;
@@ -44,7 +44,7 @@ export class CreateTableService {
       // Vended before the data is written: when none can be had, nothing is.
       storageOptions = await this.tables.storageOptions(ctx, table);
       const overwrite = existing && req.mode === 'Overwrite';
-      written = await this.data.writeFresh(ctx, table, req.data, overwrite ? 'overwrite' : 'create', existing ? 'Overwrite' : 'Create');
+      written = await this.data.writeFresh(ctx, table, req.data, overwrite ? 'overwrite' : 'create', existing ? 'Overwrite' : 'Create', req.storageOptions);
     } catch (e) {
       // Nothing half-written: a table this request declared goes again if its data cannot be written.
       if (!existing) await this.tables.dropTable(ctx, req.id).catch(() => undefined);

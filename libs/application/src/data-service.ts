@@ -183,9 +183,11 @@ export class DataService {
     data: ArrowBody,
     mode: 'create' | 'overwrite',
     operation: DataChange['operation'],
+    storageOptions?: Record<string, string>,
   ): Promise<RecordedWrite> {
     const expected = this.handoff.expect(ctx, { tableUuid: table.uuid, operation, rows: data.rows });
-    const { version } = await this.write(ctx, { kind: 'create', table: this.ref(ctx, table), mode, body: data.bytes }, expected, 'writing the table failed');
+    const op = { kind: 'create' as const, table: this.ref(ctx, table), mode, body: data.bytes, ...(storageOptions ? { storageOptions } : {}) };
+    const { version } = await this.write(ctx, op, expected, 'writing the table failed');
     return this.recorded(ctx, table.id, expected, version);
   }
 

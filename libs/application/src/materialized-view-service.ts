@@ -6,6 +6,7 @@ import {
   ObjectId,
   TableState,
   TransactionStatus,
+  decideRecordTableDataChanged,
   decideRequestViewRefresh,
   displayId,
   invalidInput,
@@ -73,6 +74,12 @@ export class MaterializedViewService {
       .catch((e) => {
         throw lanceInputError(e, 'creating the materialized view failed', true);
       });
+    // Lance's own commits of the view are recorded as the server's: this is the caller's record of it,
+    // with its principal and context.
+    await this.writer.execute(ctx, 'CreateMaterializedView', (v) => ({
+      events: decideRecordTableDataChanged(v, { id: req.id, operation: 'CreateMaterializedView', version }),
+      result: () => undefined,
+    }));
     if (req.withNoData) return { version };
     const { job_id } = await this.requestRefresh(ctx, { id: req.id });
     return { version, job_id };

@@ -103,7 +103,7 @@ export class TableService {
     }
   }
 
-  async declareTable(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties }) {
+  async declareTable(ctx: RequestContext, req: { id: ObjectId; location?: string; properties: Properties; vendCredentials?: boolean }) {
     requireRightToSetPolicy(ctx, req.properties);
     await this.requireClientCommits();
     const tableUuid = randomUUID();
@@ -112,7 +112,7 @@ export class TableService {
       : defaultTableLocation(this.warehouse.databaseRoot(ctx.database), req.id, tableUuid);
     const managedVersioning = this.options.managedVersioning;
     // Vended first: when none can be had, nothing is declared.
-    const storageOptions = await this.storageOptions(ctx, { id: req.id, uuid: tableUuid, location });
+    const storageOptions = await this.storageOptions(ctx, { id: req.id, uuid: tableUuid, location }, req.vendCredentials ?? true);
     return this.writer.execute(ctx, 'DeclareTable', (view) => ({
       events: decideDeclareTable(view, { id: req.id, tableUuid, location, properties: req.properties, managedVersioning }),
       result: (transactionId) => ({

@@ -23,6 +23,7 @@ import {
   decideRecordTableDataChanged,
   decideDeleteTableVersions,
   displayId,
+  invalidInput,
   listTableVersions,
   requireTable,
   requireVersion,
@@ -230,6 +231,11 @@ export class VersionService {
           throw e instanceof CatalogError && operation ? new CatalogError(e.code, `operation ${operation} (create_table_version): ${e.message}`, e.detail) : e;
         });
         finalised.push([manifest, event]);
+        // Readers are handed the size as the manifest's own: one that is not is refused, not recorded.
+        if (event.data.manifestSize !== undefined && event.data.manifestSize !== manifest.size) {
+          const refusal = `manifest_size ${event.data.manifestSize} is not the size of the staged manifest (${manifest.size} bytes)`;
+          throw invalidInput(operation ? `operation ${operation} (create_table_version): ${refusal}` : refusal);
+        }
         if (this.durability === 'journaled' && manifest.bytes) files.push({ path: manifest.path, bytes: manifest.bytes });
         event.data.manifestSize ??= manifest.size;
         if (manifest.deferred) event.data.stagingManifest = { path: staging, ...(manifest.eTag !== undefined ? { eTag: manifest.eTag } : {}) };

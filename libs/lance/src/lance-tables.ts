@@ -136,7 +136,8 @@ export class LanceTables {
    * written. Managed: through a writer connection of this catalog, which answers the client's
    * declare with "exists" and its describe with "declared only", so Lance writes at the declared
    * location and commits through `version/create`, under that writer's id (see `asWriter`).
-   * Unmanaged: at the location, with no commit to the catalog.
+   * Unmanaged: at the location, with no commit to the catalog. `storageOptions`: the caller's
+   * write-time options for a new dataset (CreateTable's `storage_options`, checked by the API).
    */
   async createAt(
     database: string,
@@ -144,18 +145,20 @@ export class LanceTables {
     data: Data,
     mode: 'create' | 'overwrite' = 'create',
     asWriter: AsWriter = plainWrite,
+    storageOptions?: Record<string, string>,
   ): Promise<number> {
     const id = [...table.id];
+    const options = { mode, ...(storageOptions ? { storageOptions } : {}) };
     if (table.managedVersioning) {
       const lease = await this.writers.lease(database);
       try {
-        return await asWriter(lease.writer, () => versionOf(lease.connection.createTable(id[id.length - 1], data, id.slice(0, -1), { mode })));
+        return await asWriter(lease.writer, () => versionOf(lease.connection.createTable(id[id.length - 1], data, id.slice(0, -1), options)));
       } finally {
         lease.release();
       }
     }
     const db = await lancedb.connect(dirname(table.location), { storageOptions: this.options.storageOptions });
-    return versionOf(db.createTable(basename(table.location).replace(/\.lance$/, ''), data, { mode }));
+    return versionOf(db.createTable(basename(table.location).replace(/\.lance$/, ''), data, options));
   }
 
   async openAtLocation(location: string, version?: number): Promise<lancedb.Table> {

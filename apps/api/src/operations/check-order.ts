@@ -51,7 +51,7 @@ async function missingSubject(entry: Operation, idSegment: number, request: Fast
   if (entry.subject === 'transaction') {
     let id: string;
     try {
-      id = http.transactionId(idSegment);
+      id = http.transactionId(idSegment, {});
     } catch (e) {
       return e instanceof CatalogError && e.code === ErrorCode.TransactionNotFound ? e : undefined;
     }

@@ -48,6 +48,7 @@ export const DATA_OPERATIONS = [
           { ...jsonMap(http.queryString('properties'), 'properties'), ...jsonMap(headerOf(raw.headers, 'x-lance-table-properties'), 'x-lance-table-properties') },
           'properties',
         ),
+        storageOptions: writeOptions(jsonMap(http.queryString('storage_options'), 'storage_options')),
       });
     },
   }),
@@ -193,6 +194,24 @@ export const DATA_OPERATIONS = [
     },
   }),
 ];
+
+/**
+ * CreateTable's `storage_options`: the write-time options of a new dataset that Lance reads from
+ * its storage options. Only these pass: every other storage option says where, or as whom, the
+ * server's own process writes (endpoints, credentials, regions), which is the server's to decide.
+ */
+export const WRITE_STORAGE_OPTIONS = ['new_table_data_storage_version', 'new_table_enable_v2_manifest_paths', 'new_table_enable_stable_row_ids'] as const;
+
+function writeOptions(options: Record<string, string>): Record<string, string> | undefined {
+  const refused = Object.keys(options).filter((k) => !(WRITE_STORAGE_OPTIONS as readonly string[]).includes(k));
+  if (refused.length) {
+    throw invalidInput(
+      `storage_options: ${refused.map((k) => `'${k.slice(0, 64)}'`).join(', ')} cannot be set by a caller: the server writes with its own storage settings`,
+      `Write-time options it passes to Lance: ${WRITE_STORAGE_OPTIONS.join(', ')}.`,
+    );
+  }
+  return Object.keys(options).length ? options : undefined;
+}
 
 function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = headers[name];

@@ -138,7 +138,9 @@ export const TABLE_VERSION_OPERATIONS = [
         switch (oneOf(op, ['declare_table', 'create_table_version', 'delete_table_versions', 'deregister_table'] as const, what)) {
           case 'declare_table': {
             const d = op.declare_table!;
-            return { declare_table: { id: tableIdOf(d.id, http.delimiter, what), location: d.location ?? undefined, properties: d.properties ?? {} } };
+            return {
+              declare_table: { id: tableIdOf(d.id, http.delimiter, what), location: d.location ?? undefined, properties: d.properties ?? {}, vendCredentials: d.vend_credentials ?? undefined },
+            };
           }
           case 'create_table_version': {
             const c = op.create_table_version!;

@@ -28,7 +28,8 @@ export const DeclareTable = operation({
   access: 'write',
   body: declareTableBody,
   subject: 'table',
-  handle: ({ ctx, table, body }, s) => s.tables.declareTable(ctx, { id: table.id, location: body.location ?? undefined, properties: body.properties ?? {} }),
+  handle: ({ ctx, table, body }, s) =>
+    s.tables.declareTable(ctx, { id: table.id, location: body.location ?? undefined, properties: body.properties ?? {}, vendCredentials: body.vend_credentials ?? undefined }),
 });
 
 /** Also an operation of BatchCommitTables. */

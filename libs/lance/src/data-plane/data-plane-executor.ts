@@ -47,10 +47,17 @@ export class DataPlaneExecutor {
         });
       case 'create':
         return this.lance
-          .createAt(op.table.database, op.table, decodeArrowBody(op.body), op.mode, async (writer, write) => {
-            await hooks.writing?.(writer);
-            return write();
-          })
+          .createAt(
+            op.table.database,
+            op.table,
+            decodeArrowBody(op.body),
+            op.mode,
+            async (writer, write) => {
+              await hooks.writing?.(writer);
+              return write();
+            },
+            op.storageOptions,
+          )
           .then((version) => ({ version }));
       case 'mergeInsert':
         return this.use(op.table, 'write', async (t) => {

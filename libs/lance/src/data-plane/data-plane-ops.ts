@@ -41,7 +41,7 @@ export type DataPlaneOp =
   /** `body`: the rows as the request carried them, an Arrow IPC stream (or file) checked for structure only (`readArrowBody`). */
   | { kind: 'insert'; table: DataPlaneTable; mode: 'append' | 'overwrite'; body: Uint8Array }
   /** The first data of a declared table, or a table's content replaced under a new schema. */
-  | { kind: 'create'; table: DataPlaneTable; mode: 'create' | 'overwrite'; body: Uint8Array }
+  | { kind: 'create'; table: DataPlaneTable; mode: 'create' | 'overwrite'; body: Uint8Array; storageOptions?: Record<string, string> }
   | { kind: 'mergeInsert'; table: DataPlaneTable; body: Uint8Array; options: MergeInsertOptions }
   | { kind: 'update'; table: DataPlaneTable; predicate?: string; updates: Array<[string, string]> }
   | { kind: 'delete'; table: DataPlaneTable; predicate: string }
