@@ -1,6 +1,7 @@
-import { ObjectId, invalidInput } from '@app/catalog';
+import { ObjectId, Properties, PropertyLimits, invalidInput } from '@app/catalog';
 import { ArrowBody, ColumnAlteration, DataPlaneOp, DataPlaneResult, FieldMetadataUpdate, MergeInsertOptions } from '@app/lance';
 import { DataService } from './data-service';
+import { requireRightToSetPolicy } from './policy-rights';
 import { RequestContext } from './request-context';
 
 export type { MergeInsertOptions };
@@ -26,11 +27,12 @@ export class DataMutationService {
     operation: string,
     op: Omit<Extract<DataPlaneOp, { kind: K }>, 'table'>,
     rows?: (result: DataPlaneResult<K>) => number,
+    properties?: { set: Properties; limits: PropertyLimits },
   ): Promise<DataPlaneResult<K> & { transaction_id: string | undefined }> {
     const table = await this.data.table(ctx, target.id, undefined, target.branch);
     // Only data brought in can fail to fit the schema; the other changes fail on their own terms.
     const result = await this.data.run<K>(ctx, table, op, `${operation} failed`, operation === 'MergeInsert');
-    const transactionId = await this.data.recordDataChange(ctx, target.id, operation, result.version, rows?.(result), target.branch);
+    const transactionId = await this.data.recordDataChange(ctx, target.id, operation, result.version, rows?.(result), target.branch, properties);
     return { ...result, transaction_id: transactionId };
   }
 
@@ -68,9 +70,17 @@ export class DataMutationService {
     };
   }
 
-  async update(ctx: RequestContext, target: OnTable, predicate: string | undefined, updates: Array<[string, string]>) {
+  /** `properties`: stored on the table (over those it has) with the update's record, held to `limits` as a whole. */
+  async update(
+    ctx: RequestContext,
+    target: OnTable,
+    predicate: string | undefined,
+    updates: Array<[string, string]>,
+    properties?: { set: Properties; limits: PropertyLimits },
+  ) {
     if (!updates.length) throw invalidInput('updates must hold at least one [column, SQL expression] pair');
-    const r = await this.mutate<'update'>(ctx, target, 'Update', { kind: 'update', predicate, updates }, (u) => u.rowsUpdated);
+    if (properties) requireRightToSetPolicy(ctx, properties.set);
+    const r = await this.mutate<'update'>(ctx, target, 'Update', { kind: 'update', predicate, updates }, (u) => u.rowsUpdated, properties);
     return { transaction_id: r.transaction_id, updated_rows: r.rowsUpdated, version: r.version };
   }
 

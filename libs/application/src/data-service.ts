@@ -4,6 +4,8 @@ import {
   CatalogError,
   ErrorCode,
   ObjectId,
+  Properties,
+  PropertyLimits,
   TableState,
   decideRecordTableDataChanged,
   isOnlyDeclared,
@@ -310,9 +312,17 @@ export class DataService {
   }
 
   /** Records a server-side write as an event; answers its transaction id. */
-  async recordDataChange(ctx: RequestContext, id: ObjectId, operation: string, version: number, rows?: number, branch?: string): Promise<string | undefined> {
+  async recordDataChange(
+    ctx: RequestContext,
+    id: ObjectId,
+    operation: string,
+    version: number,
+    rows?: number,
+    branch?: string,
+    properties?: { set: Properties; limits: PropertyLimits },
+  ): Promise<string | undefined> {
     return this.writer.execute(ctx, operation === 'Restore' ? 'RestoreTable' : `${operation}Table`, (view) => ({
-      events: decideRecordTableDataChanged(view, { id, operation, version, rows, branch }),
+      events: decideRecordTableDataChanged(view, { id, operation, version, rows, branch, properties: properties?.set, propertyLimits: properties?.limits }),
       result: (transactionId) => transactionId,
     }));
   }

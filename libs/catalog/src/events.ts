@@ -108,7 +108,8 @@ export type CatalogEvent =
   /** A worker is to refresh a materialized view from its source (RefreshMaterializedView). */
   | { type: 'MaterializedViewRefreshRequested'; data: TableOfEvent & { sourceVersion?: number } }
   | { type: 'TableIndexDropped'; data: TableOfEvent & { indexName: string; branch?: string } }
-  | { type: 'TableDataChanged'; data: TableOfEvent & { operation: string; version: number; rows?: number; branch?: string } }
+  /** `properties`: set on the table by the write (UpdateTable's `properties`), over those it had. */
+  | { type: 'TableDataChanged'; data: TableOfEvent & { operation: string; version: number; rows?: number; branch?: string; properties?: Properties } }
   | {
       type: 'TransactionAltered';
       data: {

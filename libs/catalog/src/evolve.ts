@@ -166,9 +166,16 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     case 'MaterializedViewRefreshRequested':
     case 'TableRestored':
     case 'TableTagChanged':
-    case 'TableDataChanged':
       // The restored content arrives as its own TableVersionCreated; this event is the audit record.
       return;
+    case 'TableDataChanged': {
+      // The data arrives as its own TableVersionCreated; this event is the audit record, and holds
+      // the properties the write set on the table.
+      if (!event.data.properties) return;
+      const table = store.tableForUpdate(event.data.table);
+      if (table) table.properties = { ...table.properties, ...event.data.properties };
+      return;
+    }
     case 'TransactionAltered': {
       const tx = store.transactionForUpdate(event.data.transactionId);
       if (!tx) return;

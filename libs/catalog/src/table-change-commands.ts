@@ -1,6 +1,8 @@
-import { CatalogEvent } from './events';
+import { CatalogEvent, Properties } from './events';
+import { invalidInput } from './errors';
 import { ObjectId } from './ids';
 import { CatalogView } from './catalog-view';
+import { PropertyLimits, propertyMapProblem } from './property-limits';
 import { requireTable } from './table-commands';
 
 /** What the server's own writes to a table record beside their commits: restores, data changes, tag changes. */
@@ -35,11 +37,17 @@ export interface RecordTableDataChanged {
   rows?: number;
   /** Absent: the main branch. */
   branch?: string;
+  /** Set on the table, over the properties it has; the whole map is held to `propertyLimits`. */
+  properties?: Properties;
+  propertyLimits?: PropertyLimits;
 }
 
 /** The audit record of a data write the server made (its manifest commit is recorded on its own). */
 export function decideRecordTableDataChanged(view: CatalogView, cmd: RecordTableDataChanged): CatalogEvent[] {
   const table = requireTable(view, cmd.id);
+  const properties = cmd.properties && Object.keys(cmd.properties).length ? cmd.properties : undefined;
+  const problem = properties && cmd.propertyLimits ? propertyMapProblem({ ...table.properties, ...properties }, cmd.propertyLimits) : undefined;
+  if (problem) throw invalidInput(`properties: the table's properties with these would break a limit: ${problem}`);
   return [
     {
       type: 'TableDataChanged',
@@ -50,6 +58,7 @@ export function decideRecordTableDataChanged(view: CatalogView, cmd: RecordTable
         version: cmd.version,
         ...(cmd.rows !== undefined ? { rows: cmd.rows } : {}),
         ...(cmd.branch !== undefined ? { branch: cmd.branch } : {}),
+        ...(properties ? { properties } : {}),
       },
     },
   ];

@@ -84,7 +84,8 @@ export const DATA_OPERATIONS = [
     body: updateBody,
     subject: 'table',
     branch: 'body',
-    handle: ({ ctx, table, body }, s) => s.mutations.update(ctx, table, body.predicate ?? undefined, body.updates as Array<[string, string]>),
+    handle: ({ ctx, table, body }, s) =>
+      s.mutations.update(ctx, table, body.predicate ?? undefined, body.updates as Array<[string, string]>, body.properties ? { set: body.properties, limits: inputLimits().properties } : undefined),
   }),
   operation({
     operationId: 'DeleteFromTable',

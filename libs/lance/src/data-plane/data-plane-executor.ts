@@ -33,7 +33,7 @@ export class DataPlaneExecutor {
       case 'query':
         return this.use(op.table, 'read', (t) => (op.query.k === 0 ? noRows(t, op.query) : queryIpcFile(buildLanceQuery(t, op.query))), op.version);
       case 'explain':
-        return this.use(op.table, 'read', (t) => buildLanceQuery(t, op.query).explainPlan(op.verbose), op.version);
+        return this.use(op.table, 'read', (t) => explain(t, op.query, op.verbose), op.version);
       case 'analyze':
         return this.use(op.table, 'read', (t) => buildLanceQuery(t, op.query).analyzePlan(), op.version);
       case 'insert':
@@ -149,6 +149,18 @@ async function mergeInsert(t: lancedb.Table, data: arrow.Table, o: Extract<DataP
   if (o.useIndex !== undefined) builder = builder.useIndex(o.useIndex);
   const r = await builder.execute(data, o.timeoutMs ? { timeoutMs: o.timeoutMs } : {});
   return { version: r.version, numInsertedRows: r.numInsertedRows, numUpdatedRows: r.numUpdatedRows, numDeletedRows: r.numDeletedRows };
+}
+
+/**
+ * The plan Lance explains. Verbose adds what the plan answers, column by column: lancedb's own
+ * verbose explanation is its plain one for the plans it builds.
+ */
+async function explain(t: lancedb.Table, query: Op<'explain'>['query'], verbose: boolean): Promise<string> {
+  const plan = await buildLanceQuery(t, query).explainPlan(verbose);
+  if (!verbose) return plan;
+  const schema = await buildLanceQuery(t, query).outputSchema();
+  const columns = schema.fields.map((f) => `  ${f.name}: ${f.type}${f.nullable ? '' : ' not null'}`);
+  return `${plan.replace(/\n*$/, '\n')}Output schema:\n${columns.join('\n')}\n`;
 }
 
 function requireColumns(schema: { fields: Array<{ name: string }> }, paths: string[]): void {
