@@ -81,7 +81,8 @@ describe('materialized views', () => {
       ['/v1/materialized_view/u/create', { kind: 'query' }, 400, 13],
       ['/v1/materialized_view/src/refresh', {}, 400, 13],
       ['/v1/materialized_view/nowhere/refresh', {}, 404, 4],
-      ['/v1/materialized_view/view/refresh', { cluster: 'big' }, 406, 0],
+      ['/v1/materialized_view/view/refresh', { output_limit: 10 }, 400, 13],
+      ['/v1/materialized_view/view/refresh', { max_rows_per_fragment: 100 }, 406, 0],
     ];
     for (const [path, body, status, code] of cases) {
       const res = await api.post(path, body);

@@ -1,5 +1,5 @@
 import type { Table as LanceTable } from '@lancedb/lancedb';
-import { CatalogError, ErrorCode, ObjectId, TableLine, TransactionStatus, decideRequestTableBackfill, lineLocation, requireLine } from '@app/catalog';
+import { CatalogError, ErrorCode, ObjectId, Properties, TableLine, TransactionStatus, decideRequestTableBackfill, lineLocation, requireLine } from '@app/catalog';
 import { manifestStats } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter } from './catalog-writer';
@@ -47,7 +47,7 @@ export class BackfillService {
     private readonly queue: BackfillQueue,
   ) {}
 
-  async requestBackfill(ctx: RequestContext, req: { id: ObjectId; column: string; where?: string; branch?: string }): Promise<{ job_id: string }> {
+  async requestBackfill(ctx: RequestContext, req: { id: ObjectId; column: string; where?: string; branch?: string; options?: Properties }): Promise<{ job_id: string }> {
     if (req.where !== undefined) {
       throw new CatalogError(
         ErrorCode.Unsupported,
@@ -62,7 +62,7 @@ export class BackfillService {
     const { transactionId } = await queueTransactionWork(this.writer, this.queue, ctx, {
       operation: 'AlterTableBackfillColumns',
       what: 'backfill',
-      decide: (view) => decideRequestTableBackfill(view, { id: req.id, column: req.column, computed, branch: req.branch }),
+      decide: (view) => decideRequestTableBackfill(view, { id: req.id, column: req.column, computed, branch: req.branch, options: req.options }),
       job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], column: req.column, ...(req.branch !== undefined ? { branch: req.branch } : {}) }),
     });
     return { job_id: transactionId };

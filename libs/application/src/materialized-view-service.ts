@@ -85,13 +85,13 @@ export class MaterializedViewService {
     return { version, job_id };
   }
 
-  async requestRefresh(ctx: RequestContext, req: { id: ObjectId; sourceVersion?: number }): Promise<{ job_id: string }> {
+  async requestRefresh(ctx: RequestContext, req: { id: ObjectId; sourceVersion?: number; options?: Record<string, string> }): Promise<{ job_id: string }> {
     const table = await this.data.table(ctx, req.id);
     const isView = await this.data.use(ctx, table, 'read', async (dataset) => (await dataset.schema()).metadata.has(DEFINITION));
     const { transactionId } = await queueTransactionWork(this.writer, this.queue, ctx, {
       operation: 'RefreshMaterializedView',
       what: 'refresh',
-      decide: (v) => decideRequestViewRefresh(v, { id: req.id, isView, sourceVersion: req.sourceVersion }),
+      decide: (v) => decideRequestViewRefresh(v, { id: req.id, isView, sourceVersion: req.sourceVersion, options: req.options }),
       job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], sourceVersion: req.sourceVersion }),
     });
     return { job_id: transactionId };

@@ -1,5 +1,5 @@
 import { CatalogError, ErrorCode, invalidInput } from './errors';
-import { CatalogEvent } from './events';
+import { CatalogEvent, Properties } from './events';
 import { ObjectId, displayId } from './ids';
 import { CatalogView } from './catalog-view';
 import { requireLine } from './table-line';
@@ -12,6 +12,8 @@ export interface RequestTableBackfill {
   computed: boolean | undefined;
   /** Absent: the main branch. */
   branch?: string;
+  /** Recorded as the job's transaction properties (see TableBackfillRequested). */
+  options?: Properties;
 }
 
 /** A computed column's rows are filled by a worker; the request is recorded as a Queued transaction. */
@@ -27,11 +29,12 @@ export function decideRequestTableBackfill(view: CatalogView, cmd: RequestTableB
     );
   }
   const on = table.branch !== undefined ? { branch: table.branch } : {};
-  return [{ type: 'TableBackfillRequested', data: { table: table.id, tableUuid: table.uuid, column: cmd.column, ...on } }];
+  const options = cmd.options && Object.keys(cmd.options).length ? { options: cmd.options } : {};
+  return [{ type: 'TableBackfillRequested', data: { table: table.id, tableUuid: table.uuid, column: cmd.column, ...on, ...options } }];
 }
 
 /** A materialized view's refresh is a worker's job too, recorded as a Queued transaction. */
-export function decideRequestViewRefresh(view: CatalogView, cmd: { id: ObjectId; isView: boolean; sourceVersion?: number }): CatalogEvent[] {
+export function decideRequestViewRefresh(view: CatalogView, cmd: { id: ObjectId; isView: boolean; sourceVersion?: number; options?: Properties }): CatalogEvent[] {
   const table = requireTable(view, cmd.id);
   if (!cmd.isView) {
     throw invalidInput(`table '${displayId(cmd.id)}' is not a materialized view`, 'Create one with CreateMaterializedView.');
@@ -39,7 +42,12 @@ export function decideRequestViewRefresh(view: CatalogView, cmd: { id: ObjectId;
   return [
     {
       type: 'MaterializedViewRefreshRequested',
-      data: { table: table.id, tableUuid: table.uuid, ...(cmd.sourceVersion !== undefined ? { sourceVersion: cmd.sourceVersion } : {}) },
+      data: {
+        table: table.id,
+        tableUuid: table.uuid,
+        ...(cmd.sourceVersion !== undefined ? { sourceVersion: cmd.sourceVersion } : {}),
+        ...(cmd.options && Object.keys(cmd.options).length ? { options: cmd.options } : {}),
+      },
     },
   ];
 }

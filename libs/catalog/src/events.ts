@@ -104,9 +104,14 @@ export type CatalogEvent =
   /** A worker is to fill the rows of a computed column that hold no value yet (AlterTableBackfillColumns). */
   /** A maintenance job (see maintenance.ts) asked for by a caller or by the workers' planner; its transaction starts Queued. */
   | { type: 'TableMaintenanceRequested'; data: TableOfEvent & { kind: MaintenanceKind; branch?: string; requestedBy: 'request' | 'planner'; options?: Record<string, number> } }
-  | { type: 'TableBackfillRequested'; data: TableOfEvent & { column: string; branch?: string } }
-  /** A worker is to refresh a materialized view from its source (RefreshMaterializedView). */
-  | { type: 'MaterializedViewRefreshRequested'; data: TableOfEvent & { sourceVersion?: number } }
+  /**
+   * `options`: the request's options that describe how a distributed job is run (concurrency,
+   * checkpoints, cluster, manifest...), kept as the job's transaction properties: one worker job
+   * runs it whole, so they change nothing but are answered as asked.
+   */
+  | { type: 'TableBackfillRequested'; data: TableOfEvent & { column: string; branch?: string; options?: Properties } }
+  /** A worker is to refresh a materialized view from its source (RefreshMaterializedView); `options` as a backfill's. */
+  | { type: 'MaterializedViewRefreshRequested'; data: TableOfEvent & { sourceVersion?: number; options?: Properties } }
   | { type: 'TableIndexDropped'; data: TableOfEvent & { indexName: string; branch?: string } }
   /** `properties`: set on the table by the write (UpdateTable's `properties`), over those it had. */
   | { type: 'TableDataChanged'; data: TableOfEvent & { operation: string; version: number; rows?: number; branch?: string; properties?: Properties } }

@@ -158,12 +158,17 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     case 'TableBackfillRequested': {
       const tx = store.transactionForUpdate(metadata.transactionId);
       if (tx) {
+        Object.assign(tx.properties, event.data.options);
         tx.properties.column = event.data.column;
         if (event.data.branch !== undefined) tx.properties.branch = event.data.branch;
       }
       return;
     }
-    case 'MaterializedViewRefreshRequested':
+    case 'MaterializedViewRefreshRequested': {
+      const tx = event.data.options && store.transactionForUpdate(metadata.transactionId);
+      if (tx) Object.assign(tx.properties, event.data.options);
+      return;
+    }
     case 'TableRestored':
     case 'TableTagChanged':
       // The restored content arrives as its own TableVersionCreated; this event is the audit record.

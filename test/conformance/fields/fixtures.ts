@@ -63,7 +63,7 @@ export async function createTable(api: Api, id: string[], table: arrow.Table = r
   return res.body;
 }
 
-export async function ok<T = any>(reply: Promise<Reply<T>>, status = 200): Promise<Reply<T>> {
+export async function ok(reply: Promise<Reply<any>>, status = 200): Promise<Reply<any>> {
   const r = await reply;
   if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text.slice(0, 500)}`);
   return r;

@@ -348,6 +348,7 @@ export const alterColumnsBody = z.object({
         rename: name.nullish(),
         nullable: z.boolean().nullish(),
         data_type: z.union([name, z.object({ type: name })]).nullish(),
+        virtual_column: z.object({}).passthrough().nullish(),
       }),
     )
     .min(1),

@@ -169,7 +169,9 @@ export const DATA_OPERATIONS = [
         return s.mutations.addComputedColumns(ctx, table, computed.map((c) => ({ name: c.name, expression: c.computed! })));
       }
       const columns = body.new_columns.map((c) => {
-        if (c.virtual_column) throw new CatalogError(ErrorCode.Unsupported, `column '${c.name}': virtual columns need a UDTF runtime, which this server does not have; add an expression or computed column`);
+        if (c.virtual_column) {
+          throw new CatalogError(ErrorCode.Unsupported, `new_columns: column '${c.name}': virtual_column binds a UDF, which needs a UDF runtime this server does not have; add an expression or computed column`);
+        }
         if (!c.expression) throw invalidInput(`column '${c.name}': give its expression, computed or virtual_column`);
         return { name: c.name, expression: c.expression };
       });
@@ -187,11 +189,10 @@ export const DATA_OPERATIONS = [
     subject: 'table',
     branch: 'body',
     handle: ({ ctx, table, body }, s) => {
-      const unsupported = (['read_version', 'cluster', 'manifest'] as const).filter((k) => body[k] !== null && body[k] !== undefined);
-      if (unsupported.length) {
-        throw new CatalogError(ErrorCode.Unsupported, `${unsupported.join(', ')}: a backfill here reads the table's latest version in one worker job; leave them out`);
+      if (body.read_version !== null && body.read_version !== undefined) {
+        throw new CatalogError(ErrorCode.Unsupported, "read_version: the Lance library this server runs fills a computed column from the table's latest version only; leave it out");
       }
-      return s.backfills.requestBackfill(ctx, { ...table, column: body.column, where: body.where ?? undefined });
+      return s.backfills.requestBackfill(ctx, { ...table, column: body.column, where: body.where ?? undefined, options: jobOptions(body, BACKFILL_OPTIONS) });
     },
   }),
 ];
@@ -212,6 +213,32 @@ function writeOptions(options: Record<string, string>): Record<string, string> |
     );
   }
   return Object.keys(options).length ? options : undefined;
+}
+
+/**
+ * What a backfill's request says of how a distributed job is run: one worker job fills the column
+ * here, so they change nothing, and are kept as the job's transaction properties, as asked.
+ */
+const BACKFILL_OPTIONS = [
+  'concurrency',
+  'intra_applier_concurrency',
+  'min_checkpoint_size',
+  'max_checkpoint_size',
+  'batch_checkpoint_flush_interval_seconds',
+  'task_size',
+  'num_frags',
+  'checkpoint_size',
+  'commit_granularity',
+  'cluster',
+  'manifest',
+] as const;
+
+/** The options a request gives (nulls left out), as transaction properties. */
+export function jobOptions<B extends Record<string, unknown>>(body: B, names: readonly (keyof B & string)[]): Record<string, string> {
+  const options = Object.fromEntries(names.filter((k) => body[k] !== null && body[k] !== undefined).map((k) => [k, String(body[k])]));
+  const problem = propertyMapProblem(options, inputLimits().properties);
+  if (problem) throw invalidInput(`${Object.keys(options).join(', ')}: ${problem}`);
+  return options;
 }
 
 function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

@@ -4,7 +4,16 @@ import { checkArrowIpc } from '@app/lance';
 import { createMaterializedViewBody, refreshMaterializedViewBody } from '../http/body-schemas';
 import { inputLimits } from '../http/input-limits';
 import { checkSqlExpression } from '../http/sql-expression';
+import { jobOptions } from './data.operations';
 import { operation } from './operation';
+
+/**
+ * What a refresh's request says of how a distributed refresh is run: one worker job refreshes the
+ * whole view here, so they change nothing, and are kept as the job's transaction properties. A
+ * manifest (a GenevaManifest: the environment of a view's UDFs) has nothing to configure in a
+ * query view, which runs none.
+ */
+const REFRESH_OPTIONS = ['concurrency', 'intra_applier_concurrency', 'source_task_size', 'cluster', 'manifest'] as const;
 
 /** The spec's MaterializedView operations: a view is lancedb's own, a table whose schema metadata holds its query. */
 export const MATERIALIZED_VIEW_OPERATIONS = [
@@ -47,11 +56,19 @@ export const MATERIALIZED_VIEW_OPERATIONS = [
     body: refreshMaterializedViewBody,
     subject: 'table',
     handle: ({ ctx, table, body }, s) => {
-      const unsupported = (['cluster', 'output_limit', 'manifest'] as const).filter((k) => body[k] !== null && body[k] !== undefined);
-      if (unsupported.length) {
-        throw new CatalogError(ErrorCode.Unsupported, `${unsupported.join(', ')}: a refresh here runs lancedb's own refresh of the whole view in one worker job; leave them out`);
+      // Only query views are made here: the spec's answer to a chunker's option on any other kind.
+      if (body.output_limit !== null && body.output_limit !== undefined) throw invalidInput('output_limit is valid only for chunker materialized views; this view is a query view');
+      if (body.max_rows_per_fragment !== null && body.max_rows_per_fragment !== undefined) {
+        throw new CatalogError(ErrorCode.Unsupported, "max_rows_per_fragment: lancedb's refresh, which this server runs, writes the view's fragments at its own size; leave it out");
       }
-      return s.views.requestRefresh(ctx, { id: table.id, sourceVersion: body.src_version ?? undefined });
+      if (body.manifest) {
+        try {
+          JSON.parse(body.manifest);
+        } catch {
+          throw invalidInput('manifest must be a JSON-serialized GenevaManifest');
+        }
+      }
+      return s.views.requestRefresh(ctx, { id: table.id, sourceVersion: body.src_version ?? undefined, options: jobOptions(body, REFRESH_OPTIONS) });
     },
   }),
 ];

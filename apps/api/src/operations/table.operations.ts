@@ -157,8 +157,10 @@ export const TABLE_OPERATIONS = [
     body: alterColumnsBody,
     subject: 'table',
     branch: 'body',
-    handle: ({ ctx, table, body }, s) =>
-      s.mutations.alterColumns(
+    handle: ({ ctx, table, body }, s) => {
+      const virtual = body.alterations.find((a) => a.virtual_column);
+      if (virtual) throw new CatalogError(ErrorCode.Unsupported, `alterations: column '${virtual.path}': virtual_column binds a UDF, which needs a UDF runtime this server does not have`);
+      return s.mutations.alterColumns(
         ctx,
         table,
         body.alterations.map((a) => ({
@@ -167,7 +169,8 @@ export const TABLE_OPERATIONS = [
           ...(a.nullable !== null && a.nullable !== undefined ? { nullable: a.nullable } : {}),
           ...(a.data_type ? { dataType: typeof a.data_type === 'string' ? a.data_type : a.data_type.type } : {}),
         })),
-      ),
+      );
+    },
   }),
   operation({
     operationId: 'AlterTableDropColumns',
