@@ -65,7 +65,8 @@ export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> 
             });
             return { table_version: String(built.tableVersion), indexed_rows: String(built.indexedRows) };
           }
-          await dataset.createIndex(index.columns[0], { config: lanceIndexConfig(type, params), name: index.name, replace: false });
+          const rows = params.target_partition_size ? await dataset.countRows() : 0;
+          await dataset.createIndex(index.columns[0], { config: lanceIndexConfig(type, params, rows), name: index.name, replace: false });
           if (await this.requestGone(job.data)) {
             // Dropped (or requested again) while Lance built it: the index is no request's to keep,
             // and left in place it would come back after the drop and take the name from a new request.

@@ -55,6 +55,9 @@ export function checkIndexParams(type: IndexType, params: IndexParams): void {
     if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1)) throw invalidInput(`${k} must be a positive integer`);
   }
   if (params.num_bits !== undefined && ![4, 8].includes(params.num_bits)) throw invalidInput('num_bits must be 4 or 8');
+  if (params.num_partitions !== undefined && params.target_partition_size !== undefined) {
+    throw invalidInput('give num_partitions or target_partition_size, not both: the partition size sets their number');
+  }
 }
 
 /** The column must exist and hold what the index type indexes. */
@@ -75,10 +78,14 @@ export function checkIndexColumn(type: IndexType, schema: arrow.Schema, column: 
   if (!ok) throw invalidInput(`a ${type} index cannot be built on column '${column}' of type ${String(t)}`);
 }
 
-/** The Lance index configuration for a native index type. */
-export function lanceIndexConfig(type: IndexType, p: IndexParams): lancedb.Index {
+/**
+ * The Lance index configuration for a native index type. `rows`: the table's, from which a target
+ * partition size makes the number of IVF partitions (lancedb takes only their number).
+ */
+export function lanceIndexConfig(type: IndexType, p: IndexParams, rows = 0): lancedb.Index {
   const distanceType = p.distance_type?.toLowerCase() as (typeof DISTANCES)[number] | undefined;
-  const ivf = { distanceType, numPartitions: p.num_partitions, sampleRate: p.sample_rate, maxIterations: p.max_iterations };
+  const numPartitions = p.num_partitions ?? (p.target_partition_size ? Math.max(1, Math.ceil(rows / p.target_partition_size)) : undefined);
+  const ivf = { distanceType, numPartitions, sampleRate: p.sample_rate, maxIterations: p.max_iterations };
   switch (type) {
     case 'IVF_FLAT':
       return lancedb.Index.ivfFlat(ivf);

@@ -58,7 +58,12 @@ export const INDEX_OPERATIONS = [
     body: indexNameBody,
     subject: 'table',
     branch: 'body',
-    handle: ({ ctx, table, body, http }, s) => s.indexes.describeIndexStats(ctx, table.id, http.pathText(INDEX_NAME), body.version ?? undefined, table.branch),
+    handle: ({ ctx, table, body, http }, s) => {
+      const indexName = http.pathText(INDEX_NAME);
+      // The body may repeat the path's index name, as it may the id: it must then agree.
+      if (body.index_name && body.index_name !== indexName) throw invalidInput(`the body's index_name '${body.index_name}' does not match the path's '${indexName}'`);
+      return s.indexes.describeIndexStats(ctx, table.id, indexName, body.version ?? undefined, table.branch);
+    },
   }),
   operation({
     operationId: 'DropTableIndex',
