@@ -28,6 +28,9 @@ export const MATERIALIZED_VIEW_OPERATIONS = [
     handle: ({ ctx, table, body }, s) => {
       // The view's expressions reach Lance's parser and its schema apache-arrow's: bounded first.
       checkArrowIpc(Buffer.from(body.output_schema, 'base64'), inputLimits().arrow, 'output_schema');
+      if (body.kind === 'query' && body.udtf_spec !== null && body.udtf_spec !== undefined) {
+        throw invalidInput('udtf_spec must be null when kind is query: a query view runs no UDTF');
+      }
       if (body.kind === 'query') {
         const query = parseViewQuery(body.source_query);
         for (const [output, expression] of query.select) {
