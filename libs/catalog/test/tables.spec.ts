@@ -3,14 +3,16 @@ import {
   decideDeclareTable,
   decideDeregisterTable,
   decideDropTable,
+  decideRecordTableDataChanged,
   decideRegisterTable,
   decideRenameTable,
+  decideRequestTableBackfill,
   isOnlyDeclared,
   listAllTables,
   listTables,
 } from '../src';
 import { given } from './decider';
-import { declared, ns, stateOf, version } from './support';
+import { declared, fold, ns, stateOf, version } from './support';
 
 const declare = (id: string[], location = `/wh/${id.join('/')}.lance`) => ({
   id,
@@ -149,4 +151,32 @@ describe('ListTables and ListAllTables', () => {
   });
 
   it('never counts an unmanaged table as declared only', () => expect(isOnlyDeclared(stateOf(ns('a'), declared(['a', 'u'], 'uu', false)).table(['a', 'u'])!)).toBe(false));
+});
+
+describe("a data change's record (TableDataChanged)", () => {
+  const limits = { maxCount: 3, maxBytes: 1000 };
+
+  it('stores the properties it carries on the table, over those it had', () =>
+    given(ns('a'), declared(['a', 't']), version(['a', 't'], 1))
+      .when((view) => decideRecordTableDataChanged(view, { id: ['a', 't'], operation: 'Update', version: 2, properties: { owner: 'ana' }, propertyLimits: limits }))
+      .thenState((state) => expect(state.table(['a', 't'])!.properties).toEqual({ owner: 'ana' })));
+
+  it('records none when it carries none, and leaves the properties as they were', () =>
+    given(ns('a'), declared(['a', 't']))
+      .when((view) => decideRecordTableDataChanged(view, { id: ['a', 't'], operation: 'Update', version: 2, properties: {} }))
+      .then({ type: 'TableDataChanged', data: { table: ['a', 't'], tableUuid: 'u-a-t', operation: 'Update', version: 2 } }));
+
+  it('refuses properties that would take the table past its limits', () =>
+    given(ns('a'), declared(['a', 't']))
+      .when((view) => decideRecordTableDataChanged(view, { id: ['a', 't'], operation: 'Update', version: 2, properties: { a: '1', b: '2', c: '3', d: '4' }, propertyLimits: limits }))
+      .thenFails(ErrorCode.InvalidInput, /properties/));
+});
+
+describe('the options of a queued job (backfill, view refresh)', () => {
+  it("are its transaction's properties", () => {
+    const state = stateOf(ns('a'), declared(['a', 't']));
+    const events = decideRequestTableBackfill(state, { id: ['a', 't'], column: 'c', computed: true, options: { cluster: 'gpu', concurrency: '4' } });
+    fold(state, events, { transactionId: 'job', operation: 'AlterTableBackfillColumns', occurredAt: '2026-01-01T00:00:00.000Z' });
+    expect(state.transaction('job')).toMatchObject({ status: 'Queued', properties: { cluster: 'gpu', concurrency: '4', column: 'c' } });
+  });
 });
