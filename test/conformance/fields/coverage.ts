@@ -172,9 +172,6 @@ const statusesOf = (status: string) =>
  * exempt token a test names, or one the spec lacks, fails the meta-test.
  */
 export function exemptions(): Exemption[] {
-  const schemaMetadata = specItems()
-    .filter((i) => i.operationId === 'UpdateTableSchemaMetadata' && !/#(401|403|5XX)$/.test(i.token))
-    .map((i) => i.token);
   return [
     {
       tokens: statusesOf('5XX'),
@@ -193,18 +190,10 @@ export function exemptions(): Exemption[] {
         'needs Swift: test/e2e/s3-lancedb-client.e2e.spec.ts proves it for DeclareTable, and RegisterTable makes the same check (TableService.requireClientCommits)',
     },
     {
-      tokens: schemaMetadata,
-      reason: 'implemented separately: UpdateTableSchemaMetadata answers 406 code 0 to every request until then; its 401 and 403 are covered by the loops',
-    },
-    {
       tokens: ['MergeInsertIntoTable?use_index'],
       reason:
         "changes how Lance finds the matching rows (an index lookup or a scan), never which: no answer or state tells the two apart. It reaches Lance's merge builder " +
         '(data-plane-executor.ts); the ?on test merges with use_index=false and gets the same rows',
-    },
-    {
-      tokens: ['ListTableIndices.version'],
-      reason: 'implemented separately: listing the indexes of an older version is being fixed in another change',
     },
   ];
 }

@@ -187,11 +187,24 @@ describe('index operations, field by field', () => {
     expect([rest.indexes.map((i: { index_name: string }) => i.index_name), rest.page_token]).toEqual([['text_idx'], null]);
   });
 
+  covers(['ListTableIndices.version'], 'lists the indexes Lance holds at the version asked for, not those built since; a version that does not exist is 404 code 11', async () => {
+    await createTable(api(), ['i', 'versioned'], texts(50));
+    const before = (await ok(api().post(`${T('i', 'versioned')}/describe`, { load_detailed_metadata: true }))).body.version;
+    await build('versioned', { column: 'id', index_type: 'BTREE' });
+    const latest = (await ok(api().post(`${T('i', 'versioned')}/index/list`, {}))).body.indexes.map((i: { index_name: string }) => i.index_name);
+    expect(latest).toEqual(['id_idx']);
+    expect((await ok(api().post(`${T('i', 'versioned')}/index/list`, { version: before }))).body.indexes).toEqual([]);
+    expectError(await api().post(`${T('i', 'versioned')}/index/list`, { version: 999 }), 404, 11);
+  });
+
   covers(['DescribeTableIndexStats#200', 'DescribeTableIndexStats.version', 'DescribeTableIndexStats.index_name'], "answers the index's statistics, at the version asked for; the body's index_name must be the path's", async () => {
     await ok(api().send('POST', `${T('i', 'listed')}/insert`, arrowStream(texts(10)), ARROW));
     const latest = (await ok(api().post(`${T('i', 'listed')}/index/id_idx/stats`, {}))).body;
     expect(latest).toEqual({ index_type: 'BTREE', num_indexed_rows: 300, num_unindexed_rows: 10, num_indices: 1 });
-    expect((await ok(api().post(`${T('i', 'listed')}/index/id_idx/stats`, { version: 1 }))).body).toMatchObject({ num_indexed_rows: 0, num_unindexed_rows: 300 });
+    // At a version before its build the index does not exist there (as ListTableIndices at that version says).
+    expectError(await api().post(`${T('i', 'listed')}/index/id_idx/stats`, { version: 1 }), 404, 6);
+    const built = (await ok(api().post(`${T('i', 'listed')}/index/list`, {}))).body.indexes.length;
+    expect(built).toBe(3);
     expect((await ok(api().post(`${T('i', 'listed')}/index/id_idx/stats`, { index_name: 'id_idx' }))).body).toEqual(latest);
     expectError(await api().post(`${T('i', 'listed')}/index/id_idx/stats`, { index_name: 'text_idx' }), 400, 13, /index_name/);
     expectError(await api().post(`${T('i', 'listed')}/index/nothing/stats`, {}), 404, 6);

@@ -162,4 +162,23 @@ describe('column operations, field by field', () => {
       expectError(await api().post(`${TX(job)}/alter`, { actions: [{ setPropertyAction: { key: 'cluster', value: 'other' } }] }), 403, 15);
     },
   );
+
+  covers(['UpdateTableSchemaMetadata#200'], "replaces the table's schema metadata with the map given, in a version of its own that Lance reads", async () => {
+    await createTable(api(), ['c', 'smeta'], table([1, 2]));
+    const answer = await ok(api().post(`${T('c', 'smeta')}/schema_metadata/update`, { owner: 'etl', tier: 'gold' }));
+    expect(answer.body).toEqual({ owner: 'etl', tier: 'gold' });
+    expect((await ok(api().post(`${T('c', 'smeta')}/describe`, { load_detailed_metadata: true }))).body.version).toBe(2);
+    expect((await ok(api().post(`${T('c', 'smeta')}/schema_metadata/update`, { tier: 'silver' }))).body).toEqual({ tier: 'silver' });
+    expect((await rowsOf('smeta')).map((r) => r.id)).toEqual([1, 2]);
+  });
+
+  covers(['UpdateTableSchemaMetadata?branch'], "changes the branch's line only, leaving main's schema metadata as it was", async () => {
+    await createTable(api(), ['c', 'metab'], table([1]));
+    await ok(api().post(`${T('c', 'metab')}/branches/create`, { name: 'dev' }));
+    expect((await ok(api().post(`${T('c', 'metab')}/schema_metadata/update?branch=dev`, { on: 'dev' }))).body).toEqual({ on: 'dev' });
+    const versions = async (query: string) => (await ok(api().post(`${T('c', 'metab')}/version/list${query}`, {}))).body.versions.length;
+    expect(await versions('')).toBe(1);
+    expect(await versions('?branch=dev')).toBe(2);
+    expectError(await api().post(`${T('c', 'metab')}/schema_metadata/update?branch=nope`, { on: 'x' }), 404, 22);
+  });
 });

@@ -210,9 +210,15 @@ export const TABLE_OPERATIONS = [
     access: 'write',
     serve: async (request, reply, s) => {
       const http = new RestRequest(request, s.config.defaultDatabase);
-      const metadata = parseBody(stringMap, request.body);
       const ctx = http.context();
       const id = requireTableId(http.pathId(3));
+      // One order of checks (check-order.ts): the table named before the body.
+      const metadata = await Promise.resolve()
+        .then(() => parseBody(stringMap, request.body))
+        .catch(async (e) => {
+          await s.tables.tableExists(ctx, { id });
+          throw e;
+        });
       const branch = branchOf(http.queryString('branch'));
       const updated = await s.schemaMetadata.update(ctx, branch === undefined ? { id } : { id, branch }, metadata);
       void reply.header(TRANSACTION_ID_HEADER, updated.transactionId);
