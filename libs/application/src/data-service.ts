@@ -14,7 +14,7 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { ArrowBody, DataPlane, DataPlaneCall, DataPlaneKind, MergeInsertOptions, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, listManifestsOnDisk, toArrowFile } from '@app/lance';
+import { ArrowBody, DataPlane, DataPlaneCall, DataPlaneKind, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, listManifestsOnDisk, toArrowFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
@@ -230,8 +230,7 @@ export class DataService {
   ): Promise<DataPlaneResult<K>> {
     await this.refuseOnlyDeclared(table);
     const version = 'version' in op ? (op.version as number | undefined) : undefined;
-    const timeoutMs = op.kind === 'mergeInsert' ? (op as unknown as { options: MergeInsertOptions }).options.timeoutMs : undefined;
-    return this.plane.run({ ...op, table: this.ref(ctx, table) } as Extract<DataPlaneOp, { kind: K }>, {}, callOf(ctx, timeoutMs)).catch(async (e) => {
+    return this.plane.run({ ...op, table: this.ref(ctx, table) } as Extract<DataPlaneOp, { kind: K }>, {}, callOf(ctx)).catch(async (e) => {
       const answer = dataPlaneError(e, what, writing, version);
       if (version !== undefined && answer instanceof CatalogError && answer.code === ErrorCode.TableVersionNotFound) {
         // Files of that version are gone: its manifest with them (a client's cleanup; recorded, 404),
@@ -334,7 +333,7 @@ function tableQuery(req: BranchQuery): TableQuery {
   return query;
 }
 
-/** Who a data operation runs for, and what ends it early: its caller leaving, its own timeout. */
-export function callOf(ctx: RequestContext, timeoutMs?: number): DataPlaneCall {
-  return { principal: ctx.principal ?? '', signal: ctx.departure?.(), ...(timeoutMs ? { timeoutMs } : {}) };
+/** Who a data operation runs for, and what ends it early: its caller leaving. */
+export function callOf(ctx: RequestContext): DataPlaneCall {
+  return { principal: ctx.principal ?? '', signal: ctx.departure?.() };
 }

@@ -169,7 +169,7 @@ export interface AppConfig {
   dataPlaneMemoryBytes: number;
   /** How long one data operation may run before its process is killed. */
   dataPlaneTimeoutMs: number;
-  /** How many data-plane processes one database's operations may hold at once. */
+  /** How many data-plane processes one database's operations may hold at once (0: all but one). */
   dataPlanePerDatabase: number;
   /** How many of one database's data operations may wait for a process before more are refused (503). */
   dataPlaneQueuePerDatabase: number;
@@ -256,8 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataPlaneProcesses: c.DATA_PLANE_PROCESSES,
     dataPlaneMemoryBytes: c.DATA_PLANE_MEMORY_MB * 1024 * 1024,
     dataPlaneTimeoutMs: c.DATA_PLANE_TIMEOUT_MS,
-    dataPlanePerDatabase:
-      c.DATA_PLANE_PROCESSES_PER_DATABASE > 0 ? Math.min(c.DATA_PLANE_PROCESSES_PER_DATABASE, c.DATA_PLANE_PROCESSES) : Math.max(1, c.DATA_PLANE_PROCESSES - 1),
+    dataPlanePerDatabase: c.DATA_PLANE_PROCESSES_PER_DATABASE,
     dataPlaneQueuePerDatabase: c.DATA_PLANE_QUEUE_PER_DATABASE,
     liveFeeds: { perPrincipal: c.LIVE_FEEDS_PER_PRINCIPAL, max: c.LIVE_FEEDS_MAX },
     transactionMemorySeconds: c.TRANSACTION_MEMORY_SECONDS,

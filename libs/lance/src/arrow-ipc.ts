@@ -45,11 +45,6 @@ export function decodeArrowBody(bytes: Uint8Array): arrow.Table {
   return table;
 }
 
-/** A body read and decoded at once, where no other request waits on it (tests, tools). */
-export function readArrowStream(body: unknown, limits: ArrowLimits): arrow.Table {
-  return decodeArrowBody(readArrowBody(body, limits).bytes);
-}
-
 /** The schema of a base64 Arrow IPC stream (CreateMaterializedView's output_schema), checked the same way. */
 export function readArrowSchema(base64: string, limits: ArrowLimits, what: string): arrow.Schema {
   const bytes = Buffer.from(base64, 'base64');

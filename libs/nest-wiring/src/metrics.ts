@@ -1,3 +1,4 @@
+import type { DataPlaneEnd } from '@app/lance';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const REQUEST_LABELS = ['operation', 'method', 'status'] as const;
@@ -99,7 +100,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  dataPlaneEnded(reason: 'crashed' | 'memory' | 'timeout' | 'cancelled'): void {
+  dataPlaneEnded(reason: DataPlaneEnd): void {
     this.dataPlaneEnds.inc({ reason });
   }
 

@@ -94,13 +94,14 @@ export class SqliteEventStore implements EventStore {
       const created = BigInt(now);
       let revision = current;
       let position = 0n;
-      const recorded: RecordedEvent[] = [];
+      // Handed to this process's subscriptions (see append); built only when one listens.
+      const recorded: RecordedEvent[] | undefined = this.listeners.size > 0 ? [] : undefined;
       for (const e of events) {
         revision++;
         const id = e.id ?? randomUUID();
         const info = this.stmts.insert.run(streamId, BigInt(revision), id, e.type, JSON.stringify(e.data ?? null), JSON.stringify(e.metadata ?? {}), created);
         position = BigInt(info.lastInsertRowid);
-        recorded.push({ id, streamId, revision, position, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {}, created: new Date(now) });
+        recorded?.push({ id, streamId, revision, position, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {}, created: new Date(now) });
       }
       this.lastAppended = recorded;
       for (const f of files) this.stmts.journalFile.run(f.path, Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength));

@@ -4,14 +4,14 @@ import { accessSync, closeSync, constants, openSync, readFileSync, unlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, ErrorCode } from '@app/catalog';
-import { DataPlane, DataPlaneCall, DataPlaneFailure, DataPlaneHooks, DataPlaneKind, DataPlaneOp, DataPlaneResult } from './data-plane-ops';
+import { DataPlane, DataPlaneCall, DataPlaneFailure, DataPlaneHooks, DataPlaneKind, DataPlaneOp, DataPlaneResult, ownTimeoutMs } from './data-plane-ops';
 import { FairQueue, Share } from './fair-queue';
 import { DataPlaneProcessSettings, FromChild, SETTINGS_ENV, ToChild, fromWire } from './data-plane-wire';
 
 export interface ContainedDataPlaneOptions {
   /** How many data-plane processes may run at once; each runs one operation at a time. */
   processes: number;
-  /** How many of them one database's operations may hold at once (DATA_PLANE_PROCESSES_PER_DATABASE). */
+  /** How many of them one database's operations may hold at once (DATA_PLANE_PROCESSES_PER_DATABASE; absent or 0: all but one). */
   perDatabase?: number;
   /** How many of one database's operations may wait for a process (DATA_PLANE_QUEUE_PER_DATABASE); past it, 503. */
   queuePerDatabase?: number;
@@ -73,7 +73,7 @@ export class ContainedDataPlane implements DataPlane {
   private closed = false;
 
   constructor(private readonly options: ContainedDataPlaneOptions) {
-    this.perDatabase = Math.min(options.processes, options.perDatabase ?? Math.max(1, options.processes - 1));
+    this.perDatabase = Math.min(options.processes, options.perDatabase || Math.max(1, options.processes - 1));
   }
 
   run<K extends DataPlaneKind>(op: Extract<DataPlaneOp, { kind: K }>, hooks: DataPlaneHooks = {}, call: DataPlaneCall = {}): Promise<DataPlaneResult<K>> {
@@ -121,7 +121,7 @@ export class ContainedDataPlane implements DataPlane {
       const database = job.share.database;
       this.running.set(database, (this.running.get(database) ?? 0) + 1);
       this.options.onWaited?.((Date.now() - job.queuedAt) / 1000);
-      const timeoutMs = Math.min(this.options.timeoutMs ?? Infinity, job.call.timeoutMs ?? Infinity);
+      const timeoutMs = Math.min(this.options.timeoutMs ?? Infinity, ownTimeoutMs(job.op) ?? Infinity);
       chosen
         .run(job.op, job.hooks, { timeoutMs: Number.isFinite(timeoutMs) ? timeoutMs : undefined, signal: job.call.signal })
         .then(job.resolve, job.reject)

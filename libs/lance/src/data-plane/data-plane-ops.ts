@@ -111,8 +111,11 @@ export interface DataPlaneCall {
   principal?: string;
   /** Aborted when the caller leaves: an operation waiting never runs, a running one is stopped. */
   signal?: AbortSignal;
-  /** The request's own time limit (the spec's `timeout`), when shorter than DATA_PLANE_TIMEOUT_MS. */
-  timeoutMs?: number;
+}
+
+/** The time limit an operation sets itself (MergeInsertIntoTable's `timeout`), if any. */
+export function ownTimeoutMs(op: DataPlaneOp): number | undefined {
+  return op.kind === 'mergeInsert' ? op.options.timeoutMs : undefined;
 }
 
 /** Runs data operations somewhere: in this process, or in processes whose crash costs one request. */
