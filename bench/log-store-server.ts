@@ -83,6 +83,10 @@ class AppendOnlyLog implements EventStore {
     return this.events.slice(from, options.maxCount === undefined ? undefined : from + options.maxCount);
   }
 
+  async headPosition(): Promise<bigint> {
+    return BigInt(this.events.length);
+  }
+
   subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {
     let after = Number(options.afterPosition ?? 0n);
     let closed = false;

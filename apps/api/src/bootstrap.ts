@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DynamicModule, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -33,7 +34,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // One line per request, written when it ends (below), instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Requests share the process logger: the access line carries the request id itself, and a
     // child logger per request is a cost every request would pay for nothing.
     childLoggerFactory: <T>(parent: T) => parent,

@@ -85,6 +85,8 @@ export class CatalogWriter {
   constructor(
     private readonly store: EventStore,
     private readonly projections: ProjectionRegistry,
+    /** Refuses appends while an operator holds the log still (lance-catalog migrate). */
+    private readonly freeze?: { refusal(): CatalogError | undefined },
   ) {}
 
   execute<R>(request: RequestContext, operation: string, decide: (view: CatalogView, metadata: EventMetadata) => Decision<R>): Promise<R> {
@@ -125,6 +127,11 @@ export class CatalogWriter {
 
   /** Decides, prepares and appends one group; returns the commands to run again. */
   private async commitGroup(database: string, group: Pending[]): Promise<Pending[]> {
+    const refusal = this.freeze?.refusal();
+    if (refusal) {
+      await Promise.all(group.map((item) => fail(item, refusal)));
+      return [];
+    }
     let projection;
     try {
       // The group was taken after the event loop read what arrived: its head read can be its own.

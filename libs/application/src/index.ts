@@ -32,3 +32,4 @@ export * from './maintenance-service';
 export * from './client-storage-options';
 export * from './policy-rights';
 export * from './schema-metadata-service';
+export * from './write-freeze-watch';

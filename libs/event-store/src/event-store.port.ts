@@ -94,6 +94,8 @@ export interface EventStore {
   streamRevision(streamId: string): Promise<number>;
   /** Events of every stream in global order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Global position of the newest event, 0 for an empty store: where a copy "up to now" stops. */
+  headPosition(): Promise<bigint>;
   /**
    * Catch-up subscription: delivers every event after the given position in global order, then
    * every new one as it is appended, one at a time (the next waits for the handler's promise).

@@ -4,3 +4,4 @@ export * from './esdb/esdb-event-store';
 export * from './create-event-store';
 export * from './postgres/postgres-event-store';
 export { redactedUrl } from './postgres/postgres-schema';
+export * from './write-freeze';

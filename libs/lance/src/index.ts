@@ -26,3 +26,4 @@ export * from './data-plane/contained-data-plane';
 export * from './manifest-references';
 export * from './stored-manifests';
 export * from './manifest-schema-metadata';
+export * from './manifest-indices';

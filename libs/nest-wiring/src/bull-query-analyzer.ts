@@ -10,9 +10,10 @@ export class BullQueryAnalyzer implements QueryAnalyzer {
   private readonly events: QueueEvents;
 
   constructor(redisUrl: string, prefix: string, private readonly timeoutMs: number) {
-    const connection = { ...redisConnection(redisUrl), maxRetriesPerRequest: 1 };
-    this.queue = new Queue<QueryAnalysisJob, string>(QUEUES.queryAnalysis, { connection, prefix });
-    this.events = new QueueEvents(QUEUES.queryAnalysis, { connection, prefix });
+    this.queue = new Queue<QueryAnalysisJob, string>(QUEUES.queryAnalysis, { connection: { ...redisConnection(redisUrl), maxRetriesPerRequest: 1 }, prefix });
+    // QueueEvents blocks on its connection waiting for events: BullMQ needs it to retry without a
+    // limit (maxRetriesPerRequest null), and would otherwise override it with a warning.
+    this.events = new QueueEvents(QUEUES.queryAnalysis, { connection: { ...redisConnection(redisUrl), maxRetriesPerRequest: null }, prefix });
     // Every waiting request listens on the same QueueEvents.
     this.events.setMaxListeners(10_000);
     this.queue.on('error', () => undefined);

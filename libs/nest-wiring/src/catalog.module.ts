@@ -3,6 +3,7 @@ import {
   AnalysisService,
   BatchCommitService,
   CatalogWriter,
+  WriteFreezeWatch,
   CreateTableService,
   DataChangeHandoff,
   DataMutationService,
@@ -62,9 +63,17 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       },
     },
     {
+      provide: WriteFreezeWatch,
+      inject: [EVENT_STORE],
+      useFactory: (s: EventStore) => {
+        const log = new Logger('WriteFreeze');
+        return new WriteFreezeWatch(s, (m) => log.warn(m));
+      },
+    },
+    {
       provide: CatalogWriter,
-      inject: [EVENT_STORE, ProjectionRegistry],
-      useFactory: (s: EventStore, p: ProjectionRegistry) => new CatalogWriter(s, p),
+      inject: [EVENT_STORE, ProjectionRegistry, WriteFreezeWatch],
+      useFactory: (s: EventStore, p: ProjectionRegistry, f: WriteFreezeWatch) => new CatalogWriter(s, p, f),
     },
     { provide: Warehouse, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new Warehouse(c.warehouse, c.objectStore) },
     {

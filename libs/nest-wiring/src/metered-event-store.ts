@@ -47,6 +47,9 @@ export class MeteredEventStore implements EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     return this.inner.readAll(options);
   }
+  headPosition(): Promise<bigint> {
+    return this.inner.headPosition();
+  }
   subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {
     return this.inner.subscribeToAll(options, onEvent);
   }

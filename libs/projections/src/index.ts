@@ -3,3 +3,4 @@ export * from './projection-registry';
 export * from './canonical-dump';
 export * from './snapshots';
 export * from './snapshot-file';
+export * from './log-replay';

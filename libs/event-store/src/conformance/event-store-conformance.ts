@@ -80,6 +80,13 @@ export function describeEventStoreConformance(name: string, target: ConformanceT
       expect(limited).toHaveLength(1);
     });
 
+    it('names the position of its newest event', async () => {
+      const appended = await store.append(stream(), [{ type: 'H', data: {} }, { type: 'H', data: {} }], 'no_stream');
+      const head = await store.headPosition();
+      expect(head >= appended.position).toBe(true);
+      expect(await store.readAll({ afterPosition: head, maxCount: 10 })).toEqual([]);
+    });
+
     it('refuses a wrong expected revision and leaves the stream untouched', async () => {
       const s = stream();
       await store.append(s, [{ type: 'A', data: {} }], 'no_stream');

@@ -81,6 +81,7 @@ export class SqliteEventStore implements EventStore {
         .safeIntegers(false),
       readAll: this.db.prepare(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(true).safeIntegers(false),
       ping: this.db.prepare('SELECT 1'),
+      headPosition: this.db.prepare('SELECT coalesce(MAX(position), 0) FROM events').pluck(),
       journalFile: this.db.prepare('INSERT INTO file_journal (path, bytes) VALUES (?, ?)'),
       pendingFiles: this.db.prepare('SELECT id, path, bytes FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
       pendingPaths: this.db.prepare('SELECT id, path FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
@@ -152,6 +153,10 @@ export class SqliteEventStore implements EventStore {
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const rows = this.guard(() => this.stmts.readAll.all(options.afterPosition ?? 0n, BigInt(options.maxCount ?? -1)) as Row[]);
     return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<bigint> {
+    return this.guard(() => BigInt(this.stmts.headPosition.get() as bigint));
   }
 
   subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {

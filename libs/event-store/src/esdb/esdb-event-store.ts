@@ -119,6 +119,19 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
+  async headPosition(): Promise<bigint> {
+    try {
+      // The newest events may be the server's own ($-prefixed): those are not this log's.
+      for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1000 })) {
+        const recorded = toRecorded(resolved);
+        if (recorded && !recorded.type.startsWith('$') && !recorded.streamId.startsWith('$')) return recorded.position;
+      }
+      return 0n;
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+
   subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {
     const after = options.afterPosition;
     const subscription = this.client.subscribeToAll({

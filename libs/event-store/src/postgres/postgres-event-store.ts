@@ -124,6 +124,12 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecorded);
   }
 
+  async headPosition(): Promise<bigint> {
+    await this.schema();
+    const rows = await this.rows('SELECT coalesce(max(position), 0)::text FROM lance_catalog_events', []);
+    return BigInt(rows[0][0] as string);
+  }
+
   subscribeToAll(options: SubscribeOptions, onEvent: (event: RecordedEvent) => void | Promise<void>): Subscription {
     const subscription = pollingSubscription((o) => this.readAll(o), this.listeners, { page: PAGE, pollMs: POLL_MS }, options, onEvent);
     void this.listen();

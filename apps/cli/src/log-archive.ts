@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { createInterface } from 'node:readline';
+import { EventStore, OPERATOR_STREAM } from '@app/event-store';
+import { CommandFailure, EXIT } from './exit-codes';
+import { CarriedEvent, OrderedAppender } from './ordered-appender';
+
+/**
+ * The archive: gzip-compressed NDJSON. The first line says what it is, each next line is one event
+ * in the log's global order, and the last line counts them and holds the SHA-256 of every line
+ * before it (as written, newlines included): a file cut short, edited or from elsewhere is refused.
+ */
+export const ARCHIVE_FORMAT = 'lance-catalog-log';
+const ARCHIVE_VERSION = 1;
+const PAGE = 5000;
+/** An event's line is far below this (events are bounded by the server's body limits). */
+const MAX_LINE = 64 * 1024 * 1024;
+
+interface Header {
+  format: string;
+  version: number;
+  exported_at: string;
+  source: string;
+  up_to_position: string;
+}
+interface EventLine {
+  stream: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  created: string;
+}
+interface Trailer {
+  end: true;
+  events: number;
+  sha256: string;
+}
+
+export interface ExportSummary {
+  events: number;
+  upToPosition: string;
+  sha256: string;
+  bytes: number;
+}
+
+/**
+ * Writes every database's events up to the store's head as it is when the export starts, while the
+ * store keeps serving: to a temporary file next to `file`, renamed over it once complete.
+ */
+export async function exportLog(store: EventStore, file: string, onProgress: (events: number, total: bigint) => void): Promise<ExportSummary> {
+  const upTo = await store.headPosition();
+  const hash = createHash('sha256');
+  let events = 0;
+  async function* lines(): AsyncGenerator<string> {
+    const emit = (line: string) => {
+      const text = `${line}\n`;
+      hash.update(text);
+      return text;
+    };
+    const header: Header = { format: ARCHIVE_FORMAT, version: ARCHIVE_VERSION, exported_at: new Date().toISOString(), source: store.kind, up_to_position: upTo.toString() };
+    yield emit(JSON.stringify(header));
+    let after: bigint | undefined;
+    while (upTo > 0n) {
+      const page = await store.readAll({ afterPosition: after, maxCount: PAGE });
+      let chunk = '';
+      let end = page.length < PAGE;
+      for (const e of page) {
+        if (e.position > upTo) {
+          end = true;
+          break;
+        }
+        after = e.position;
+        if (e.streamId === OPERATOR_STREAM) continue;
+        const line: EventLine = { stream: e.streamId, revision: e.revision, id: e.id, type: e.type, data: e.data, metadata: e.metadata, created: e.created.toISOString() };
+        chunk += emit(JSON.stringify(line));
+        events++;
+      }
+      if (chunk) yield chunk;
+      onProgress(events, upTo);
+      if (end || after === upTo) break;
+    }
+    const trailer: Trailer = { end: true, events, sha256: hash.copy().digest('hex') };
+    yield `${JSON.stringify(trailer)}\n`;
+  }
+  const partial = `${file}.partial-${process.pid}`;
+  try {
+    await pipeline(Readable.from(lines()), createGzip(), createWriteStream(partial));
+    await rename(partial, file);
+  } catch (e) {
+    await rm(partial, { force: true });
+    throw e;
+  }
+  return { events, upToPosition: upTo.toString(), sha256: hash.digest('hex'), bytes: (await stat(file)).size };
+}
+
+export interface ArchiveCheck {
+  events: number;
+  streams: number;
+  sha256: string;
+  source: string;
+  exportedAt: string;
+}
+
+/** The archive's lines, decompressed, each checked for length. */
+async function* archiveLines(file: string): AsyncGenerator<string> {
+  const input = createReadStream(file).pipe(createGunzip());
+  const reader = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const line of reader) {
+      if (line.length > MAX_LINE) throw new CommandFailure(EXIT.badArchive, 'the archive holds a line longer than any event: it is not an export of this catalog');
+      yield line;
+    }
+  } catch (e) {
+    if (e instanceof CommandFailure) throw e;
+    if ((e as { code?: string }).code === 'ENOENT') throw new CommandFailure(EXIT.usage, `no archive at ${file}`);
+    throw new CommandFailure(EXIT.badArchive, `the archive cannot be read as gzip-compressed NDJSON (${(e as Error).message})`);
+  } finally {
+    reader.close();
+    input.destroy();
+  }
+}
+
+function parseLine(line: string, number: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new CommandFailure(EXIT.badArchive, `line ${number} of the archive is not JSON`);
+  }
+}
+
+function eventOf(value: unknown, number: number): CarriedEvent {
+  const e = value as Partial<EventLine> | null;
+  if (
+    !e ||
+    typeof e !== 'object' ||
+    typeof e.stream !== 'string' ||
+    typeof e.id !== 'string' ||
+    typeof e.type !== 'string' ||
+    !Number.isSafeInteger(e.revision) ||
+    (e.revision as number) < 0 ||
+    !('data' in e)
+  ) {
+    throw new CommandFailure(EXIT.badArchive, `line ${number} of the archive is not an event`);
+  }
+  return { streamId: e.stream, revision: e.revision as number, id: e.id, type: e.type, data: e.data, metadata: e.metadata ?? {} };
+}
+
+/**
+ * Reads the whole archive without writing anything: its header, every event (each stream's
+ * revisions contiguous from 0), and the trailer's count and checksum against what was read.
+ */
+export async function checkArchive(file: string, onProgress: (events: number) => void = () => undefined): Promise<ArchiveCheck> {
+  const hash = createHash('sha256');
+  const next = new Map<string, number>();
+  let header: Header | undefined;
+  let trailer: Trailer | undefined;
+  let events = 0;
+  let number = 0;
+  for await (const line of archiveLines(file)) {
+    number++;
+    if (trailer) throw new CommandFailure(EXIT.badArchive, `the archive goes on after its last line (line ${number})`);
+    const value = parseLine(line, number);
+    if (!header) {
+      header = value as Header;
+      if (header?.format !== ARCHIVE_FORMAT) throw new CommandFailure(EXIT.badArchive, 'the file is not a lance-catalog export (its first line does not say so)');
+      if (header.version !== ARCHIVE_VERSION) throw new CommandFailure(EXIT.badArchive, `the archive's format version ${header.version} is not one this command reads (${ARCHIVE_VERSION})`);
+    } else if ((value as Trailer)?.end === true) {
+      trailer = value as Trailer;
+      continue;
+    } else {
+      const event = eventOf(value, number);
+      const expected = next.get(event.streamId) ?? 0;
+      if (event.revision !== expected) {
+        throw new CommandFailure(EXIT.badArchive, `line ${number}: stream '${event.streamId}' jumps to revision ${event.revision} where ${expected} comes next`);
+      }
+      next.set(event.streamId, expected + 1);
+      events++;
+      if (events % 10_000 === 0) onProgress(events);
+    }
+    hash.update(`${line}\n`);
+  }
+  if (!header) throw new CommandFailure(EXIT.badArchive, 'the archive is empty');
+  if (!trailer) throw new CommandFailure(EXIT.badArchive, 'the archive ends before its last line: it was cut short');
+  const sha256 = hash.digest('hex');
+  if (trailer.events !== events) throw new CommandFailure(EXIT.badArchive, `the archive says it holds ${trailer.events} events, and holds ${events}`);
+  if (trailer.sha256 !== sha256) throw new CommandFailure(EXIT.badArchive, 'the archive\'s checksum does not match its content: it was changed or damaged');
+  onProgress(events);
+  return { events, streams: next.size, sha256, source: header.source, exportedAt: header.exported_at };
+}
+
+/** Appends a checked archive's events to the store, in order. */
+export async function importArchive(file: string, store: EventStore, onProgress: (events: number) => void): Promise<number> {
+  const appender = new OrderedAppender(store);
+  let number = 0;
+  for await (const line of archiveLines(file)) {
+    number++;
+    if (number === 1) continue;
+    const value = parseLine(line, number);
+    if ((value as Trailer)?.end === true) break;
+    await appender.add(eventOf(value, number));
+    if (number % 5000 === 0) onProgress(appender.appended);
+  }
+  await appender.flush();
+  onProgress(appender.appended);
+  return appender.appended;
+}

@@ -1,0 +1,76 @@
+import { CatalogEvent } from '@app/catalog';
+import { replayLog } from '@app/projections';
+import { Warehouse } from '@app/storage';
+import { CatalogCheck, Finding, RecordedTags } from './catalog-check';
+import { EXIT } from './exit-codes';
+import { Progress } from './progress';
+import { Verb, openStore, shown } from './verb';
+import { WarehouseFolders } from './warehouse-folders';
+
+export const verifyVerb: Verb = {
+  name: 'verify',
+  summary: 'check the catalog against the warehouse\'s files; list what disagrees (never deletes)',
+  help: `Usage: lance-catalog verify [--json]
+
+Replays the log EVENT_STORE names and compares it with the files in WAREHOUSE: every recorded
+version's manifest is there with its recorded size, every live table's folder is there, every index
+Lance lists has its files and every index the catalog built is in Lance, tags and branches agree
+with their files, and no folder lies in the warehouse that belongs to no table, dropped table
+awaiting purge or namespace. One line per finding, with what to do about it. Nothing is changed.
+Exit status 0: nothing found; 1: findings.`,
+  options: {},
+  async run({ config, json }) {
+    const started = Date.now();
+    const store = openStore(config.eventStore, config);
+    const warehouse = new Warehouse(config.warehouse, config.objectStore);
+    const folders = new WarehouseFolders(config);
+    const findings: Finding[] = [];
+    try {
+      const tags: RecordedTags = new Map();
+      const { events, states } = await replayLog(store, config.transactionMemorySeconds * 1000, {
+        onEvent: (recorded) => {
+          const event = recorded as unknown as CatalogEvent;
+          if (event.type !== 'TableTagChanged') return;
+          const d = event.data;
+          let table = tags.get(d.tableUuid);
+          if (!table) tags.set(d.tableUuid, (table = new Map()));
+          if (d.change === 'deleted') table.set(d.tag, {});
+          else table.set(d.tag, { version: d.version, ...(d.branch ? { branch: d.branch } : {}) });
+        },
+      });
+      const check = new CatalogCheck(warehouse.files, folders, (f) => findings.push(f));
+      const total = [...states.values()].reduce((n, s) => n + s.tableCount, 0);
+      const progress = new Progress('checking tables', total, json);
+      let done = 0;
+      let versions = 0;
+      for (const [database, state] of states) {
+        for (const table of state.allTables()) {
+          await check.table(database, state, table, tags);
+          versions += table.versions.size;
+          progress.update(++done);
+        }
+      }
+      progress.done();
+      await check.orphans(warehouse.root, states);
+      return {
+        exitCode: findings.length ? EXIT.findings : EXIT.ok,
+        lines: findings.map((f) => `${f.kind}: ${f.database}${f.table ? ` table ${f.table}` : ''}: ${f.problem} (${f.location}); ${f.action}`),
+        summary: {
+          event_store: shown(config.eventStore),
+          warehouse: warehouse.root,
+          events,
+          databases: states.size,
+          tables: total,
+          versions,
+          findings: findings.length,
+          ...(json ? { found: findings } : {}),
+          seconds: (Date.now() - started) / 1000,
+        },
+      };
+    } finally {
+      folders.close();
+      warehouse.close();
+      await store.close();
+    }
+  },
+};

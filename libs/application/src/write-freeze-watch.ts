@@ -1,0 +1,57 @@
+import { CatalogError, ErrorCode } from '@app/catalog';
+import { EventStore, WRITE_FREEZE_POLL_MS, WriteFreeze, currentWriteFreeze } from '@app/event-store';
+
+/**
+ * Keeps this process's view of the operator's write freeze (see write-freeze.ts in the event store)
+ * up to date, so the catalog writer can refuse appends while `lance-catalog migrate` makes its final
+ * copy, or once the log has moved to another store. Reading it fails quietly: a store that cannot be
+ * read cannot be appended to either, and the writer reports that on its own.
+ */
+export class WriteFreezeWatch {
+  private freeze?: WriteFreeze;
+  private readonly timer: NodeJS.Timeout;
+  private polling = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly log: (message: string) => void = () => undefined,
+    pollMs = WRITE_FREEZE_POLL_MS,
+  ) {
+    this.timer = setInterval(() => void this.poll(), pollMs);
+    this.timer.unref();
+    void this.poll();
+  }
+
+  /** The refusal to answer instead of appending, or undefined when appends may go on. */
+  refusal(): CatalogError | undefined {
+    const freeze = this.freeze;
+    if (!freeze || (freeze.untilMillis !== undefined && freeze.untilMillis <= Date.now())) return undefined;
+    return new CatalogError(
+      ErrorCode.ServiceUnavailable,
+      freeze.movedTo === undefined
+        ? 'writes are paused while an operator copies the catalog; retry shortly'
+        : 'the catalog has moved to another event store; retry once this server runs on it',
+    );
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const freeze = await currentWriteFreeze(this.store);
+      if (freeze?.movedTo !== undefined && this.freeze?.movedTo === undefined) {
+        this.log(`the event store was moved to ${freeze.movedTo}: writes are refused until this server is started with EVENT_STORE set to it`);
+      } else if (freeze && !this.freeze) this.log(`writes paused by an operator: ${freeze.reason}`);
+      else if (!freeze && this.freeze) this.log('writes resumed');
+      this.freeze = freeze;
+    } catch {
+      // Unreadable store: appends fail on their own.
+    } finally {
+      this.polling = false;
+    }
+  }
+}

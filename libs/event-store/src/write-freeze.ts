@@ -1,0 +1,53 @@
+import { EventStore } from './event-store.port';
+
+/**
+ * The operator's stream: how `lance-catalog migrate` tells every server sharing an event store to
+ * stop appending, without any other channel (Redis is optional; replicas may not be reachable one
+ * by one). It is not a database's stream, so neither replay, nor copies, nor exports include it.
+ */
+export const OPERATOR_STREAM = 'lance-catalog-operator';
+
+/**
+ * - `WritesFrozen`: appends are refused until `untilMillis` (a lease the command renews while it
+ *   runs, so a command that dies leaves the catalog writable again within a lease);
+ * - `WritesResumed`: the freeze is over;
+ * - `EventStoreMoved`: the log was copied to another store (`to`, its password removed); appends
+ *   stay refused until the servers are started again on the new store.
+ */
+export type OperatorEvent =
+  | { type: 'WritesFrozen'; data: { reason: string; untilMillis: number } }
+  | { type: 'WritesResumed'; data: { reason: string } }
+  | { type: 'EventStoreMoved'; data: { to: string } };
+
+/** How often servers read the operator's stream: whoever freezes writes waits a few of these before relying on it. */
+export const WRITE_FREEZE_POLL_MS = 250;
+
+export interface WriteFreeze {
+  reason: string;
+  /** Absent: until the servers run on another store. */
+  untilMillis?: number;
+  movedTo?: string;
+}
+
+/** The operator's last word on `store`, as a freeze in force at `nowMillis`, or undefined. */
+export async function currentWriteFreeze(store: EventStore, nowMillis = Date.now()): Promise<WriteFreeze | undefined> {
+  const head = await store.streamRevision(OPERATOR_STREAM);
+  if (head < 0) return undefined;
+  const [last] = await store.readStream(OPERATOR_STREAM, { fromRevision: head, maxCount: 1 });
+  return last ? freezeOf(last as unknown as OperatorEvent, nowMillis) : undefined;
+}
+
+export function freezeOf(event: OperatorEvent, nowMillis: number): WriteFreeze | undefined {
+  switch (event.type) {
+    case 'WritesFrozen':
+      return event.data.untilMillis > nowMillis ? { reason: event.data.reason, untilMillis: event.data.untilMillis } : undefined;
+    case 'EventStoreMoved':
+      return { reason: 'the event store was moved', movedTo: event.data.to };
+    default:
+      return undefined;
+  }
+}
+
+export async function recordOperatorEvent(store: EventStore, event: OperatorEvent): Promise<void> {
+  await store.append(OPERATOR_STREAM, [{ type: event.type, data: event.data, metadata: { occurredAt: new Date().toISOString() } }], 'any');
+}
