@@ -54,7 +54,7 @@ export class CatalogCheck {
       found({
         kind: 'missing-location',
         location: table.location,
-        problem: `the table's folder holds no committed version (${table.versions.size} recorded)`,
+        problem: `the table's folder is gone, or holds none of its ${table.versions.size} recorded versions`,
         action: 'restore the folder from a backup of the warehouse, or drop the table from the catalog (DropTable or DeregisterTable)',
       });
       return;
