@@ -1,4 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
+import { join } from 'node:path';
+import { SqliteEventStore, WRITE_FREEZE_POLL_MS, recordOperatorEvent } from '@app/event-store';
 import { Api } from '../support/http';
 import { TestDatabase, createTestDatabase } from '../support/postgres';
 import { BuiltTable, CatalogShape, countEveryVersion, lanceCatalog, replayDigests, rows, writeCatalog } from '../support/operator';
@@ -74,6 +76,22 @@ describe(`lance-catalog migrate (${SHAPE.namespaces * SHAPE.tablesPerNamespace} 
     await writer.stop();
     await source?.stop();
     await postgres?.drop();
+  });
+
+  it('lets writes resume once a freeze\'s lease runs out, as when the command that took it died', async () => {
+    const store = new SqliteEventStore(join(dataDir, 'events.sqlite3'));
+    const api = new Api(source.url);
+    try {
+      await recordOperatorEvent(store, { type: 'WritesFrozen', data: { reason: 'a command that will not renew it', untilMillis: Date.now() + 1500 } });
+      await new Promise((r) => setTimeout(r, 2 * WRITE_FREEZE_POLL_MS));
+      const refused = await api.post('/v1/namespace/during-the-freeze/create', {});
+      expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([503, 17, '5']);
+      expect((await api.get('/v1/namespace/ns0/list')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await api.post('/v1/namespace/during-the-freeze/create', {})).status).toBe(200);
+    } finally {
+      await store.close();
+    }
   });
 
   it('moves the catalog from the embedded store to PostgreSQL while a writer commits: every acknowledged commit is there, the digests agree, the client goes on on the new store', async () => {
