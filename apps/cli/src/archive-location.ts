@@ -40,5 +40,14 @@ export async function withStagedArchive<T>(location: string, config: AppConfig, 
 function s3ClientOf(config: AppConfig): S3Client {
   const s3 = config.objectStore;
   if (!s3) throw new CommandFailure(EXIT.usage, 'an s3:// archive is reached with the warehouse\'s S3 settings: set WAREHOUSE to an s3:// location and its AWS_* settings');
-  return new S3Client({ region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle, credentials: s3.credentials });
+  // A checksum computed only where S3 requires one: with a streamed body the SDK would otherwise
+  // send it aws-chunked, which S3-compatible stores such as Swift refuse.
+  return new S3Client({
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle,
+    credentials: s3.credentials,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
 }
