@@ -1,0 +1,63 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { EventStore, OPERATOR_STREAM, SqliteEventStore, recordOperatorEvent } from '@app/event-store';
+import { checkArchive, exportLog, importArchive } from '../src/log-archive';
+import { CommandFailure } from '../src/exit-codes';
+
+/** The archive format on the embedded store: what export writes, what import checks and loads. */
+describe('log archive', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lance-archive-'));
+  let source: EventStore;
+  const archive = join(dir, 'log.ndjson.gz');
+
+  beforeAll(async () => {
+    source = new SqliteEventStore(join(dir, 'source.sqlite3'));
+    await source.append('catalog-a', [1, 2, 3].map((n) => ({ type: 'E', data: { n }, metadata: { occurredAt: '2026-01-01T00:00:00Z' } })), 'no_stream');
+    await source.append('catalog-b', [{ type: 'E', data: { n: 'b' } }], 'no_stream');
+    await recordOperatorEvent(source, { type: 'WritesResumed', data: { reason: 'left out of archives' } });
+    await source.append('catalog-a', [{ type: 'E', data: { n: 4 } }], 2);
+    await exportLog(source, archive, () => undefined);
+  });
+  afterAll(() => source.close());
+
+  const rewritten = (edit: (lines: string[]) => string[]) => {
+    const file = join(dir, `edited-${Math.random()}.ndjson.gz`);
+    writeFileSync(file, gzipSync(edit(gunzipSync(readFileSync(archive)).toString('utf8').split('\n')).join('\n')));
+    return file;
+  };
+  const refusal = async (file: string) => {
+    try {
+      await checkArchive(file);
+    } catch (e) {
+      expect(e).toBeInstanceOf(CommandFailure);
+      return [(e as CommandFailure).exitCode, (e as Error).message];
+    }
+    throw new Error('the archive was accepted');
+  };
+
+  it('loads into another store event for event, ids and revisions kept, without the operator\'s stream', async () => {
+    expect(await checkArchive(archive)).toMatchObject({ events: 5, streams: 2, source: 'embedded' });
+    const target = new SqliteEventStore(join(dir, 'target.sqlite3'));
+    try {
+      expect(await importArchive(archive, target, () => undefined)).toBe(5);
+      const strip = (events: Awaited<ReturnType<EventStore['readAll']>>) => events.map(({ id, streamId, revision, type, data, metadata }) => ({ id, streamId, revision, type, data, metadata }));
+      const expected = strip(await source.readAll()).filter((e) => e.streamId !== OPERATOR_STREAM);
+      expect(strip(await target.readAll())).toEqual(expected);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('refuses a changed event, a missing end, lines after the end, a revision skipped and a foreign file', async () => {
+    expect(await refusal(rewritten((l) => [l[0], l[1].replace('"n":1', '"n":7'), ...l.slice(2)]))).toEqual([4, expect.stringMatching(/checksum/)]);
+    expect(await refusal(rewritten((l) => l.slice(0, 4)))).toEqual([4, expect.stringMatching(/cut short/)]);
+    expect(await refusal(rewritten((l) => [...l.slice(0, -1), l[1]]))).toEqual([4, expect.stringMatching(/after its last line/)]);
+    expect(await refusal(rewritten((l) => [l[0], ...l.slice(2)]))).toEqual([4, expect.stringMatching(/jumps to revision 1/)]);
+    expect(await refusal(rewritten((l) => ['{"format":"something else"}', ...l.slice(1)]))).toEqual([4, expect.stringMatching(/not a lance-catalog export/)]);
+    const notGzip = join(dir, 'plain.txt');
+    writeFileSync(notGzip, 'hello');
+    expect(await refusal(notGzip)).toEqual([4, expect.stringMatching(/gzip/)]);
+  });
+});
