@@ -1,4 +1,4 @@
-import { EventStore, WRITE_FREEZE_POLL_MS, recordOperatorEvent } from '@app/event-store';
+import { EventStore, OPERATOR_STREAM, WRITE_FREEZE_POLL_MS, recordOperatorEvent } from '@app/event-store';
 import { describeDatabases, replayLog } from '@app/projections';
 import { CommandFailure, EXIT } from './exit-codes';
 import { copyLog, isEmpty } from './log-copy';
@@ -48,9 +48,9 @@ Copies every database's events from the store --from names (default: EVENT_STORE
       for (let round = 0; round < WARM_ROUNDS; round++) {
         const head = await source.headPosition();
         if (last !== undefined && head === last) break;
-        const round_ = await copyLog(source, target, { after: last, upTo: head }, (n) => progress.update(copied + n));
-        copied += round_.copied;
-        last = round_.lastPosition ?? last;
+        const round = await copyLog(source, target, { after: last, upTo: head }, (n) => progress.update(copied + n));
+        copied += round.copied;
+        last = round.lastPosition ?? last;
       }
       progress.done();
       const copiedWhileServing = copied;
@@ -75,9 +75,13 @@ Copies every database's events from the store --from names (default: EVENT_STORE
         const before = describeDatabases((await replayLog(source, memory, { upTo: last ?? 0n })).states);
         databases = describeDatabases((await replayLog(target, memory)).states);
         digestsEqual = JSON.stringify(before.map((d) => [d.database, d.digest])) === JSON.stringify(databases.map((d) => [d.database, d.digest]));
+        // A lease that lapsed (renewals failing) would have let commits land after the copy.
+        if (digestsEqual && (await landedAfter(source, last))) throw new CommandFailure(EXIT.findings, LANDED_AFTER);
         await lease.stop();
-        if (digestsEqual) await recordOperatorEvent(source, { type: 'EventStoreMoved', data: { to: shown(to) } });
-        else await recordOperatorEvent(source, { type: 'WritesResumed', data: { reason: 'the copy does not replay to the same catalog' } });
+        if (digestsEqual) {
+          await recordOperatorEvent(source, { type: 'EventStoreMoved', data: { to: shown(to) } });
+          if (await landedAfter(source, last)) throw new CommandFailure(EXIT.findings, LANDED_AFTER);
+        } else await recordOperatorEvent(source, { type: 'WritesResumed', data: { reason: 'the copy does not replay to the same catalog' } });
         frozenMs = Date.now() - frozenAt;
       } catch (e) {
         await lease.stop();
@@ -112,6 +116,13 @@ Copies every database's events from the store --from names (default: EVENT_STORE
     }
   },
 };
+
+const LANDED_AFTER = 'commits reached the source after the final copy (the freeze lapsed): writes resumed on the source; empty the target and run migrate again';
+
+/** Whether a database's event lies in the source after the copied position. */
+async function landedAfter(source: EventStore, last: bigint | undefined): Promise<boolean> {
+  return (await source.readAll({ afterPosition: last, maxCount: 10_000 })).some((e) => e.streamId !== OPERATOR_STREAM);
+}
 
 function openSettingStore(setting: string, config: Parameters<typeof openStore>[1]): EventStore {
   try {
