@@ -100,11 +100,13 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     done(problem);
   });
   drainOnSignals(app, fastify, logger);
-  installAuth(fastify, authenticatorFor(config.auth), config.defaultDatabase);
+  const authenticator = authenticatorFor(config.auth);
+  const services = servicesOf(app);
+  installAuth(fastify, authenticator, config.defaultDatabase, services.projections);
   const limiterRedis = await installRateLimit(app, config.rateLimit, config.redisUrl, config.queuePrefix);
   if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
   // Last, so that every hook above applies to the edge's routes and sees them registered.
-  await bindOperations(fastify, { ...servicesOf(app), operations: OPERATIONS });
+  await bindOperations(fastify, { ...services, operations: OPERATIONS, authenticator });
   return app;
 }
 

@@ -28,6 +28,10 @@ const EXTENSIONS = [
   'WhoAmI',
   'DatabaseHistory',
   'LiveHistory',
+  'CreateGrant',
+  'RevokeGrant',
+  'ListGrants',
+  'CheckGrant',
 ];
 const LEVELS = ['read', 'write', 'admin', 'public', 'any-database', 'admin-all'];
 

@@ -1,4 +1,4 @@
-import { CatalogError, CatalogState, ErrorCode, EventMetadata, ObjectId, TransactionState, displayId, evolve, invalidInput, sameId } from '@app/catalog';
+import { CallerAccess, CatalogError, CatalogState, Securable, ErrorCode, EventMetadata, ObjectId, TransactionState, displayId, evolve, invalidInput, sameId } from '@app/catalog';
 import { EventStore, RecordedEvent } from '@app/event-store';
 import { catalogStreamOf, envelopeOf } from '@app/projections';
 import { unavailableAs503 } from './catalog-writer';
@@ -34,10 +34,12 @@ export class HistoryService {
     return this.page(ctx, page, (e) => uuids.has((e.data as { tableUuid?: string }).tableUuid ?? ''));
   }
 
-  /** The namespace's own events and the lifecycle of the tables directly inside it. */
+  /** The namespace's own events and the lifecycle of the tables directly inside it (those the caller may read). */
   async namespaceHistory(ctx: RequestContext, id: ObjectId, page: HistoryPage) {
     const inside = (t?: ObjectId) => !!t && t.length === id.length + 1 && sameId(t.slice(0, -1), id);
+    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
     const answer = await this.page(ctx, page, (e) => {
+      if (visible && !visible(e)) return false;
       const data = e.data as { namespace?: ObjectId; table?: ObjectId; newTable?: ObjectId };
       if (data.namespace) return sameId(data.namespace, id);
       return e.type !== 'TableVersionCreated' && e.type !== 'TableVersionsDeleted' && (inside(data.table) || inside(data.newTable));
@@ -50,12 +52,14 @@ export class HistoryService {
 
   /** The events a transaction produced, and every later change to the transaction itself. */
   async transactionHistory(ctx: RequestContext, transactionId: string, page: HistoryPage) {
+    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
     const answer = await this.page(
       ctx,
       page,
       (e) =>
-        (e.metadata as EventMetadata).transactionId === transactionId ||
-        (e.type === 'TransactionAltered' && (e.data as { transactionId: string }).transactionId === transactionId),
+        ((e.metadata as EventMetadata).transactionId === transactionId ||
+          (e.type === 'TransactionAltered' && (e.data as { transactionId: string }).transactionId === transactionId)) &&
+        (!visible || visible(e)),
     );
     if (answer.events.length === 0 && !page.pageToken) {
       throw new CatalogError(ErrorCode.TransactionNotFound, `transaction '${transactionId}' does not exist`);
@@ -89,7 +93,8 @@ export class HistoryService {
     const end = Math.min(window.before ?? head + 1, head + 1);
     const from = Math.max(0, end - window.limit);
     const batch = end > from ? await unavailableAs503(() => this.store.readStream(stream, { fromRevision: from, maxCount: end - from })) : [];
-    return { events: batch.map(historyEntry), head, before: from > 0 ? from : null };
+    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
+    return { events: (visible ? batch.filter(visible) : batch).map(historyEntry), head, before: from > 0 ? from : null };
   }
 
   private async page(ctx: RequestContext, page: HistoryPage, keep: Filter) {
@@ -126,6 +131,28 @@ export class HistoryService {
       from = batch[batch.length - 1].revision + 1;
     }
   }
+}
+
+/**
+ * Which events a caller whose grants decide its access may see: those of tables it may read (a
+ * rename: both names), of namespaces it may read, grants on what it may read, and a transaction's
+ * later changes once one of its events was seen (the filter keeps that memory, so one filter
+ * serves one read of the log in order).
+ */
+export function eventsVisibleTo(sees: CallerAccess): (e: { type: string; data: unknown; metadata: unknown }) => boolean {
+  const transactions = new Map<string, boolean>();
+  return (e) => {
+    const data = e.data as { table?: ObjectId; newTable?: ObjectId; namespace?: ObjectId; securable?: Securable; transactionId?: string };
+    const transactionId = (e.metadata as EventMetadata | undefined)?.transactionId;
+    let visible: boolean;
+    if (e.type === 'TransactionAltered') visible = transactions.get(data.transactionId ?? '') ?? false;
+    else if (data.securable) visible = sees.rankOn(data.securable) >= 1;
+    else if (data.table) visible = sees.readsTable(data.table) && (!data.newTable || sees.readsTable(data.newTable));
+    else if (data.namespace) visible = sees.rankOn({ namespace: data.namespace }) >= 1;
+    else visible = false;
+    if (transactionId !== undefined && e.type !== 'TransactionAltered') transactions.set(transactionId, (transactions.get(transactionId) ?? true) && visible);
+    return visible;
+  };
 }
 
 export type HistoryEntry = ReturnType<typeof historyEntry>;

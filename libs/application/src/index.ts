@@ -33,3 +33,4 @@ export * from './client-storage-options';
 export * from './policy-rights';
 export * from './schema-metadata-service';
 export * from './write-freeze-watch';
+export * from './grant-service';

@@ -39,7 +39,10 @@ export class NamespaceService {
   }
 
   async listNamespaces(ctx: RequestContext, id: ObjectId, page: PageRequest) {
-    const result = listNamespaces(await this.view(ctx), id, page);
+    const view = await this.view(ctx);
+    // Whoever reads the namespace reads all that is in it; otherwise only what its grants reach.
+    const sees = ctx.sees && ctx.sees.rankOn({ namespace: id }) === 0 ? ctx.sees : undefined;
+    const result = listNamespaces(view, id, page, sees && ((n) => sees.seesNamespace(n)));
     return { namespaces: result.items, page_token: result.pageToken };
   }
 

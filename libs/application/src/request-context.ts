@@ -1,4 +1,4 @@
-import { Properties } from '@app/catalog';
+import { CallerAccess, Properties } from '@app/catalog';
 
 /** What every operation knows about the request that asked for it, whatever the transport. */
 export interface RequestContext {
@@ -19,4 +19,9 @@ export interface RequestContext {
    * function, so that the many requests that never run one do not pay for a signal.
    */
   departure?: () => AbortSignal;
+  /**
+   * Set when grants decide what the caller may do (its credential's own level is not enough):
+   * lists, histories and feeds keep only what it may read. Absent: it reads everything.
+   */
+  sees?: CallerAccess;
 }

@@ -190,12 +190,16 @@ export class TableService {
   }
 
   async listTables(ctx: RequestContext, id: ObjectId, page: PageRequest, includeDeclared: boolean) {
-    const result = listTables(await this.view(ctx), id, page, includeDeclared);
+    const view = await this.view(ctx);
+    const sees = ctx.sees && ctx.sees.rankOn({ namespace: id }) === 0 ? ctx.sees : undefined;
+    const result = listTables(view, id, page, includeDeclared, sees && ((t) => sees.readsTable(t)));
     return { tables: result.items, page_token: result.pageToken };
   }
 
   async listAllTables(ctx: RequestContext, page: PageRequest, includeDeclared: boolean) {
-    const result = listAllTables(await this.view(ctx), page, includeDeclared, ctx.delimiter);
+    const view = await this.view(ctx);
+    const sees = ctx.sees && ctx.sees.rankOn({ database: true }) === 0 ? ctx.sees : undefined;
+    const result = listAllTables(view, page, includeDeclared, ctx.delimiter, sees && ((t) => sees.readsTable(t)));
     return { tables: result.items, page_token: result.pageToken };
   }
 

@@ -23,7 +23,10 @@ export interface Principal {
   /** Who it is: a JWT's `sub`, an API key's configured principal, or a fixed name. */
   readonly name: string;
   readonly via: 'jwt' | 'api-key' | 'service' | 'anonymous';
+  /** Database-wide levels its credential carries (`none` in a key: an empty map). */
   readonly grants: Grants;
+  /** The roles grants in a database's log may name for it (a key's `roles`, a token's roles claim). */
+  readonly roles: readonly string[];
 }
 
 /** Whether the principal holds `level` in `database`, through that database or through `*`. */
@@ -41,7 +44,7 @@ export function levelIn(principal: Principal, database: string): AccessLevel | u
 const EVERYTHING: Grants = new Map([[ALL_DATABASES, 'admin']]);
 
 /** Without configured authentication (loopback only) every caller may do everything. */
-export const ANONYMOUS: Principal = { name: 'anonymous', via: 'anonymous', grants: EVERYTHING };
+export const ANONYMOUS: Principal = { name: 'anonymous', via: 'anonymous', grants: EVERYTHING, roles: [] };
 
 /** The server's own calls back into itself and the workers' calls to the API. */
-export const SERVICE: Principal = { name: 'catalog-service', via: 'service', grants: EVERYTHING };
+export const SERVICE: Principal = { name: 'catalog-service', via: 'service', grants: EVERYTHING, roles: [] };

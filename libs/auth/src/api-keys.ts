@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AccessLevel, Principal } from './access';
+import { AccessLevel, Principal, higher, levelIn } from './access';
 
 export interface ApiKeyEntry {
   principal: string;
@@ -7,7 +7,9 @@ export interface ApiKeyEntry {
   sha256: string;
   /** Database names, or `*` for every database. */
   databases: readonly string[];
-  level: AccessLevel;
+  /** `none`: what grants in the databases' logs give it, nothing more. */
+  level: AccessLevel | 'none';
+  roles?: readonly string[];
 }
 
 export function hashApiKey(key: string): string {
@@ -25,9 +27,23 @@ export class ApiKeyRegistry {
       this.byHash.set(hash, {
         name: e.principal,
         via: 'api-key',
-        grants: new Map(e.databases.map((d) => [d, e.level] as const)),
+        grants: e.level === 'none' ? new Map() : new Map(e.databases.map((d) => [d, e.level as AccessLevel] as const)),
+        roles: [...new Set(e.roles ?? [])],
       });
     }
+  }
+
+  /** The highest level any configured key of `principal` carries in `database` (directly or through `*`), and their roles. */
+  ofPrincipal(principal: string, database: string): { level?: AccessLevel; roles: string[] } {
+    let level: AccessLevel | undefined;
+    const roles = new Set<string>();
+    for (const p of this.byHash.values()) {
+      if (p.name !== principal) continue;
+      const own = levelIn(p, database);
+      if (own !== undefined) level = higher(level, own);
+      for (const r of p.roles) roles.add(r);
+    }
+    return { level, roles: [...roles] };
   }
 
   get size(): number {

@@ -1,4 +1,4 @@
-import { ANONYMOUS, Principal, SERVICE } from './access';
+import { ANONYMOUS, AccessLevel, Principal, SERVICE } from './access';
 import { ApiKeyRegistry, sameSecret } from './api-keys';
 import { InvalidToken, JwtVerifier } from './jwt-verifier';
 
@@ -25,6 +25,11 @@ export class Authenticator {
   /** With no keys and no token issuer configured, there is nothing to check against. */
   get enabled(): boolean {
     return this.options.apiKeys.size > 0 || this.options.jwt !== undefined;
+  }
+
+  /** What the configured API keys of a principal carry in a database (tokens are not known ahead). */
+  keysOf(principal: string, database: string): { level?: AccessLevel; roles: string[] } {
+    return this.options.apiKeys.ofPrincipal(principal, database);
   }
 
   /** Whether a key is this deployment's service key (the server's own calls and its workers). */

@@ -12,6 +12,8 @@ export interface JwtSettings {
   audience: string;
   algorithms: string[];
   scopePrefix: string;
+  /** The claim naming the token's roles; absent: a token has none. */
+  rolesClaim?: string;
 }
 
 /** Why a token was refused, in words a caller can act on. */
@@ -34,7 +36,12 @@ export class JwtVerifier {
         requiredClaims: ['exp', 'sub'],
         clockTolerance: 5,
       });
-      return { name: payload.sub!, via: 'jwt', grants: grantsFromScopes(scopesOf(payload), this.settings.scopePrefix) };
+      return {
+        name: payload.sub!,
+        via: 'jwt',
+        grants: grantsFromScopes(scopesOf(payload), this.settings.scopePrefix),
+        roles: this.settings.rolesClaim ? rolesOf(payload[this.settings.rolesClaim]) : [],
+      };
     } catch (e) {
       throw new InvalidToken(describe(e));
     }
@@ -59,6 +66,12 @@ export class JwtVerifier {
     }
     throw new Error('no JWT key source is configured');
   }
+}
+
+/** A roles claim: an array of names or one space-separated string; anything else names none. */
+function rolesOf(claim: unknown): string[] {
+  const names = Array.isArray(claim) ? claim : typeof claim === 'string' ? claim.split(' ') : [];
+  return [...new Set(names.filter((r): r is string => typeof r === 'string' && r !== '' && r.length <= 128))].slice(0, 64);
 }
 
 function describe(e: unknown): string {

@@ -7,7 +7,7 @@ describe('grants', () => {
       ['*', 'read'],
       ['sales', 'admin'],
     ]);
-    const p = { name: 'a', via: 'jwt' as const, grants };
+    const p = { name: 'a', via: 'jwt' as const, grants, roles: [] };
     expect(allows(p, 'sales', 'admin')).toBe(true);
     expect(allows(p, 'default', 'read')).toBe(true);
     expect(allows(p, 'default', 'write')).toBe(false);
@@ -35,7 +35,7 @@ describe('grants', () => {
   });
 
   it('tells the highest level a principal holds in a database, through it or through every database', () => {
-    const p = { name: 'a', via: 'jwt' as const, grants: grantsFromScopes(['lance:read', 'lance:write:sales', 'lance:read:hr'], 'lance') };
+    const p = { name: 'a', via: 'jwt' as const, grants: grantsFromScopes(['lance:read', 'lance:write:sales', 'lance:read:hr'], 'lance'), roles: [] };
     expect([levelIn(p, 'sales'), levelIn(p, 'hr'), levelIn(p, 'other')]).toEqual(['write', 'read', 'read']);
     expect(levelIn({ ...p, grants: grantsFromScopes(['lance:admin:sales'], 'lance') }, 'other')).toBeUndefined();
     expect(levelIn(ANONYMOUS, 'any')).toBe('admin');

@@ -1,3 +1,4 @@
+import { GrantsState } from './grants';
 import { ObjectId, keyOf, nameOf, parentOf } from './ids';
 import { CatalogStore } from './catalog-view';
 import { NestedLocations } from './nested-locations';
@@ -19,6 +20,7 @@ export class CatalogState implements CatalogStore {
   private readonly tableChildren = new Map<string, SortedNames>();
   private readonly purges = new Map<string, PendingPurge>();
   readonly purgeLocations = new NestedLocations<PendingPurge>();
+  private grantsHeld = new GrantsState();
 
   constructor() {
     this.namespaces.set(keyOf([]), { id: [], properties: {} });
@@ -94,6 +96,12 @@ export class CatalogState implements CatalogStore {
     return this.transactions.ids();
   }
 
+  get grants() {
+    return this.grantsHeld;
+  }
+  grantsForUpdate() {
+    return this.grantsHeld;
+  }
   putNamespace(ns: NamespaceState) {
     this.namespaces.set(keyOf(ns.id), ns);
     if (ns.id.length > 0) childSet(this.nsChildren, parentOf(ns.id)).add(nameOf(ns.id));
@@ -170,6 +178,7 @@ export class CatalogState implements CatalogStore {
       versionColumn,
       transactions: this.transactions.toImage(),
       purges: [...this.purges.values()].map((p) => ({ ...p })),
+      ...(this.grantsHeld.history().length ? { grants: this.grantsHeld.history().map((c) => ({ ...c })) } : {}),
     };
   }
 
@@ -186,6 +195,7 @@ export class CatalogState implements CatalogStore {
     if (at !== image.versionColumn.length) throw new Error('the version column does not match the tables');
     state.transactions = TransactionTable.fromImage(image.transactions);
     for (const purge of image.purges) state.putPurge(purge);
+    if (image.grants) state.grantsHeld = GrantsState.fromHistory(image.grants);
     return state;
   }
 }

@@ -1,3 +1,4 @@
+import { GrantsState } from './grants';
 import { ObjectId } from './ids';
 import { LocationsView } from './nested-locations';
 import { SortedNames } from './sorted-names';
@@ -22,6 +23,8 @@ export interface CatalogView {
   readonly purgeLocations: LocationsView<PendingPurge>;
   childNamespaces(id: ObjectId): SortedNames;
   childTables(id: ObjectId): SortedNames;
+  /** Who holds which level where; do not change it: use `grantsForUpdate` on a store. */
+  readonly grants: GrantsState;
 }
 
 /** What `evolve` needs to write. `tableForUpdate` lets a draft copy a table before it changes. */
@@ -35,4 +38,5 @@ export interface CatalogStore extends CatalogView {
   transactionForUpdate(id: string): TransactionState | undefined;
   putPurge(purge: PendingPurge): void;
   removePurge(tableUuid: string): void;
+  grantsForUpdate(): GrantsState;
 }

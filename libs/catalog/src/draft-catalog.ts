@@ -1,3 +1,4 @@
+import { GrantsState } from './grants';
 import { ObjectId, idFromKey, keyOf } from './ids';
 import { CatalogStore, CatalogView } from './catalog-view';
 import { DraftLocations } from './nested-locations';
@@ -16,6 +17,8 @@ export class DraftCatalog implements CatalogStore {
   private readonly purges = new Map<string, PendingPurge | null>();
   readonly tableLocations: DraftLocations<TableState>;
   readonly purgeLocations: DraftLocations<PendingPurge>;
+  /** A copy of the base's grants, made only when a grant changes on the draft. */
+  private draftGrants?: GrantsState;
 
   constructor(private readonly base: CatalogView) {
     this.tableLocations = new DraftLocations(
@@ -79,6 +82,13 @@ export class DraftCatalog implements CatalogStore {
   }
   childTables(id: ObjectId) {
     return withOverlay(this.base.childTables(id), id, this.tables);
+  }
+  get grants() {
+    return this.draftGrants ?? this.base.grants;
+  }
+  grantsForUpdate() {
+    this.draftGrants ??= this.base.grants.copy();
+    return this.draftGrants;
   }
   putNamespace(ns: NamespaceState) {
     this.namespaces.set(keyOf(ns.id), ns);

@@ -1,3 +1,4 @@
+import { GrantFact } from './grants';
 import { ObjectId } from './ids';
 
 export type Properties = Record<string, string>;
@@ -115,6 +116,10 @@ export type CatalogEvent =
   | { type: 'TableIndexDropped'; data: TableOfEvent & { indexName: string; branch?: string } }
   /** `properties`: set on the table by the write (UpdateTable's `properties`), over those it had. */
   | { type: 'TableDataChanged'; data: TableOfEvent & { operation: string; version: number; rows?: number; branch?: string; properties?: Properties } }
+  /** A grantee gets a level on a securable (and everything below it). Who and when: the metadata's. */
+  | { type: 'GrantIssued'; data: GrantFact }
+  /** That exact grant (grantee, securable, level) no longer holds. */
+  | { type: 'GrantRevoked'; data: GrantFact }
   | {
       type: 'TransactionAltered';
       data: {
@@ -169,4 +174,6 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TableBackfillRequested',
   'MaterializedViewRefreshRequested',
   'TransactionAltered',
+  'GrantIssued',
+  'GrantRevoked',
 ];

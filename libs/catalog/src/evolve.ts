@@ -24,6 +24,16 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
     case 'NamespaceCreated':
       store.putNamespace({ id: event.data.namespace, properties: event.data.properties, ...setBy(metadata) });
       return;
+    case 'GrantIssued':
+    case 'GrantRevoked':
+      store.grantsForUpdate().apply({
+        ...event.data,
+        issued: event.type === 'GrantIssued',
+        at: metadata.occurredAt,
+        ...(metadata.principal !== undefined ? { by: metadata.principal } : {}),
+        revision: envelope.revision,
+      });
+      return;
     case 'NamespaceDropped':
       store.removeNamespace(event.data.namespace);
       return;

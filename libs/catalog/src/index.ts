@@ -32,3 +32,6 @@ export * from './nested-locations';
 export * from './property-limits';
 export * from './maintenance';
 export * from './fold';
+export * from './grants';
+export * from './grant-commands';
+export * from './caller-access';

@@ -19,8 +19,13 @@ export interface CreateNamespace {
 
 export function requireNamespace(view: CatalogView, id: ObjectId) {
   const ns = view.namespace(id);
-  if (!ns) throw new CatalogError(ErrorCode.NamespaceNotFound, `namespace '${displayId(id)}' does not exist`);
+  if (!ns) throw namespaceNotFound(id);
   return ns;
+}
+
+/** What a missing namespace answers (and one the caller may not see: the same words). */
+export function namespaceNotFound(id: ObjectId): CatalogError {
+  return new CatalogError(ErrorCode.NamespaceNotFound, `namespace '${displayId(id)}' does not exist`);
 }
 
 export function decideCreateNamespace(view: CatalogView, cmd: CreateNamespace): CatalogEvent[] {

@@ -8,14 +8,18 @@ import { CatalogView } from './catalog-view';
 import { requireLine } from './table-line';
 import { isOnlyDeclared, requireTable } from './table-commands';
 
-export function listNamespaces(view: CatalogView, id: ObjectId, page: PageRequest): Page<string> {
+/** `sees`: the namespaces the caller may see (absent: all). */
+export function listNamespaces(view: CatalogView, id: ObjectId, page: PageRequest, sees?: (id: ObjectId) => boolean): Page<string> {
   requireNamespace(view, id);
-  return takePage(view.childNamespaces(id).after(page.pageToken), page.limit, (n) => n);
+  const names = view.childNamespaces(id).after(page.pageToken);
+  return takePage(sees ? filterIter(names, (n) => sees([...id, n])) : names, page.limit, (n) => n);
 }
 
-export function listTables(view: CatalogView, id: ObjectId, page: PageRequest, includeDeclared: boolean): Page<string> {
+/** `reads`: the tables the caller may read (absent: all). */
+export function listTables(view: CatalogView, id: ObjectId, page: PageRequest, includeDeclared: boolean, reads?: (id: ObjectId) => boolean): Page<string> {
   requireNamespace(view, id);
-  const names = view.childTables(id).after(page.pageToken);
+  const all = view.childTables(id).after(page.pageToken);
+  const names = reads ? filterIter(all, (n) => reads([...id, n])) : all;
   const kept = includeDeclared ? names : filterIter(names, (n) => !isOnlyDeclared(view.table([...id, n])!));
   return takePage(kept, page.limit, (n) => n);
 }
@@ -26,10 +30,12 @@ export function listAllTables(
   page: PageRequest,
   includeDeclared: boolean,
   delimiter: string,
+  reads?: (id: ObjectId) => boolean,
 ): Page<string> {
   const all: string[] = [];
   for (const table of state.allTables()) {
     if (!includeDeclared && isOnlyDeclared(table)) continue;
+    if (reads && !reads(table.id)) continue;
     const name = displayId(table.id, delimiter);
     if (page.pageToken === undefined || name > page.pageToken) all.push(name);
   }

@@ -1,5 +1,6 @@
 import { branchLocation } from './dataset-layout';
 import { Properties, VersionRecord } from './events';
+import { GrantChange } from './grants';
 import { ObjectId } from './ids';
 import { BranchState, IndexState, PendingPurge, TableState } from './table-state';
 import { TableVersions, VersionExtras } from './table-versions';
@@ -17,6 +18,8 @@ export interface StateImage {
   transactions: TransactionTableImage;
   /** Dropped tables whose files are still to be purged. */
   purges: PendingPurge[];
+  /** Every grant change, in log order (absent: none). */
+  grants?: GrantChange[];
 }
 
 /** A table's own fields as they are, its versions as a count of numbers in `versionColumn`. */

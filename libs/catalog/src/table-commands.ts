@@ -12,7 +12,12 @@ export function requireTable(view: CatalogView, id: ObjectId): TableState {
   const table = view.table(id);
   if (table) return table;
   requireNamespace(view, parentOf(id));
-  throw new CatalogError(ErrorCode.TableNotFound, `table '${displayId(id)}' does not exist`);
+  throw tableNotFound(id);
+}
+
+/** What a missing table answers (and one the caller may not read: the same words). */
+export function tableNotFound(id: ObjectId): CatalogError {
+  return new CatalogError(ErrorCode.TableNotFound, `table '${displayId(id)}' does not exist`);
 }
 
 function refuseExisting(view: CatalogView, id: ObjectId): void {

@@ -10,7 +10,10 @@ const apiKeyEntry = z.object({
   databases: z
     .array(z.string().refine((d) => d === '*' || DATABASE.test(d), { message: "a database is '*' or 1-64 characters of [A-Za-z0-9_-]" }))
     .min(1),
-  level: z.enum(['read', 'write', 'admin']),
+  /** `none`: the key holds exactly what grants give it (and its roles). */
+  level: z.enum(['none', 'read', 'write', 'admin']),
+  /** Roles grants may name; a key gets what its roles are granted. */
+  roles: z.array(z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'a role is 1-128 characters of [A-Za-z0-9_.:-]')).max(64).optional(),
 });
 
 export type ApiKeySetting = z.infer<typeof apiKeyEntry>;
@@ -25,6 +28,8 @@ export interface AuthSettings {
     audience: string;
     algorithms: string[];
     scopePrefix: string;
+    /** The claim naming the token's roles (an array, or a space-separated string); absent: none. */
+    rolesClaim?: string;
   };
   /** Shared by every process of one deployment; a random one when unset (then only this process knows it). */
   serviceKey: string;
@@ -54,6 +59,10 @@ export const authEnvSchema = {
     .string()
     .default('lance')
     .refine((v) => /^[A-Za-z0-9_.-]{1,32}$/.test(v), { message: 'AUTH_JWT_SCOPE_PREFIX must be 1-32 characters of [A-Za-z0-9_.-]' }),
+  AUTH_JWT_ROLES_CLAIM: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^[A-Za-z0-9_.:/-]{1,128}$/.test(v), { message: 'AUTH_JWT_ROLES_CLAIM must be 1-128 characters of [A-Za-z0-9_.:/-]' }),
   AUTH_SERVICE_KEY: z.string().min(32, 'AUTH_SERVICE_KEY must be at least 32 characters').optional(),
 };
 
@@ -110,6 +119,7 @@ export function readAuthSettings(env: AuthEnv, allowUnauthenticatedNetwork: bool
       audience: env.AUTH_JWT_AUDIENCE ?? '',
       algorithms,
       scopePrefix: env.AUTH_JWT_SCOPE_PREFIX ?? 'lance',
+      rolesClaim: env.AUTH_JWT_ROLES_CLAIM,
     };
   }
   if (problems.length) return { problems };

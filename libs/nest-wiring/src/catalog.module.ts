@@ -24,6 +24,7 @@ import {
   StoredVersions,
   MaintenanceService,
   SchemaMetadataService,
+  GrantService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
@@ -242,6 +243,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       inject: [DataService, CatalogWriter, Warehouse],
       useFactory: (d: DataService, w: CatalogWriter, wh: Warehouse) => new TagService(d, w, wh.onObjectStore ? new TagFiles(wh.files) : undefined),
     },
+    { provide: GrantService, inject: [CatalogWriter, ProjectionRegistry], useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new GrantService(w, p) },
     {
       provide: BranchService,
       inject: [CatalogWriter, ProjectionRegistry, LanceTables, Warehouse, APP_CONFIG],
@@ -290,6 +292,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     BullQueryAnalyzer,
     DataMutationService,
     TagService,
+    GrantService,
     BranchService,
     AnalysisService,
     StoredVersions,

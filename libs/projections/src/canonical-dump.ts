@@ -25,7 +25,14 @@ export function canonicalDump(state: CatalogState) {
     tables: [...state.allTables()].sort(byKey((t) => keyOf(t.id))).map(tableJson),
     transactions: transactionIdsInOrder(state).map((id) => state.transaction(id)!),
     purges: purgesInOrder(state),
+    ...grantsOf(state),
   };
+}
+
+/** Every grant change in log order; only a catalog with grants carries the key, so others digest as they always did. */
+function grantsOf(state: CatalogState): { grants?: unknown[] } {
+  const history = state.grants.history();
+  return history.length ? { grants: [...history] } : {};
 }
 
 function purgesInOrder(state: CatalogState): PendingPurge[] {
@@ -94,7 +101,8 @@ export function* digestSteps(state: CatalogState): Generator<void, string, void>
     write((written ? ',' : '') + JSON.stringify(state.transaction(id)));
     if (++written % TRANSACTIONS_PER_STEP === 0) yield;
   }
-  write(`],"purges":${JSON.stringify(purgesInOrder(state))}}`);
+  const grants = grantsOf(state).grants;
+  write(`],"purges":${JSON.stringify(purgesInOrder(state))}${grants ? `,"grants":${JSON.stringify(grants)}` : ''}}`);
   return hash.update(buffered).digest('hex');
 }
 

@@ -1,5 +1,7 @@
-import { ANONYMOUS, Authenticator, AuthenticationFailed, Principal, SERVICE, allows } from '@app/auth';
-import { ErrorCode } from '@app/catalog';
+import { ANONYMOUS, Authenticator, AuthenticationFailed, Principal, SERVICE, allows, levelIn } from '@app/auth';
+import { CallerAccess, ErrorCode, granteeKeysOf, rankOf } from '@app/catalog';
+import type { ProjectionRegistry } from '@app/projections';
+import { unavailableAs503 } from '@app/application';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf } from './access-policy';
 import { RouteAccess } from '../operations/operation';
@@ -10,8 +12,17 @@ declare module 'fastify' {
     principal?: Principal;
     /** Judged on its headers before its body was read. */
     authenticated?: boolean;
+    /**
+     * Set when the credential's own level on the database is short of the route's and grants in
+     * the database's log may make up for it: the edge then judges the operation's subject by them.
+     */
+    callerAccess?: CallerAccess;
+    /** The caller's level on the request's subject, as the grants judged it. */
+    subjectLevel?: 'read' | 'write' | 'admin';
   }
 }
+
+const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 const DATABASE_HEADERS = ['x-lance-database', 'x-lancedb-database'];
 
@@ -21,7 +32,7 @@ const DATABASE_HEADERS = ['x-lance-database', 'x-lancedb-database'];
  * credential comes in a header. The body's `identity` counts when no credential header is sent,
  * for small JSON bodies only (read after a refusal could otherwise cost the server a parse).
  */
-export function installAuth(fastify: FastifyInstance, authenticator: Authenticator, defaultDatabase: string): void {
+export function installAuth(fastify: FastifyInstance, authenticator: Authenticator, defaultDatabase: string, projections: ProjectionRegistry): void {
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
@@ -61,6 +72,22 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     return judge(request, reply, access, { authorization: undefined, apiKey: undefined, identity: identityOf(request.body) });
   });
 
+  /**
+   * Whether grants in the database's log may give the caller what its credential's level does not:
+   * it holds one there (by name or role), as of the log's head, so a grant or revoke made through
+   * any replica counts from the next request. The operation's subject is judged by them later, once
+   * the path is read (operations/grant-gate.ts).
+   */
+  async function byGrants(request: FastifyRequest, database: string): Promise<boolean> {
+    const principal = request.principal!;
+    if ((principal.via !== 'api-key' && principal.via !== 'jwt') || !DATABASE_NAME.test(database)) return false;
+    const state = (await unavailableAs503(() => projections.current(database))).state;
+    const grantees = granteeKeysOf(principal.name, principal.roles);
+    if (!state.grants.holdsAny(grantees)) return false;
+    request.callerAccess = new CallerAccess(state, principal.name, grantees, rankOf(levelIn(principal, database)));
+    return true;
+  }
+
   async function judge(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -78,11 +105,12 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     if (access === undefined || access === 'public') return;
     if (access === 'any-database') {
       if (request.principal.grants.size > 0) return;
+      if (await byGrants(request, databaseOf(request, defaultDatabase))) return;
       return refuse(reply, request, 403, ErrorCode.PermissionDenied, `${request.principal.name} holds no access to any database`);
     }
     const database = access === 'admin-all' ? '*' : databaseOf(request, defaultDatabase);
     const level = access === 'admin-all' ? 'admin' : access;
-    if (!allows(request.principal, database, level)) {
+    if (!allows(request.principal, database, level) && (access === 'admin-all' || !(await byGrants(request, database)))) {
       return refuse(
         reply,
         request,

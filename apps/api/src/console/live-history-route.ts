@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { HistoryEntry, LiveHistory, unavailableAs503 } from '@app/application';
+import { HistoryEntry, LiveHistory, eventsVisibleTo, unavailableAs503 } from '@app/application';
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { EventStore } from '@app/event-store';
 import { catalogStreamOf } from '@app/projections';
@@ -48,8 +48,12 @@ export function installLiveHistory(
     open.add(out);
     byPrincipal.set(principal, (byPrincipal.get(principal) ?? 0) + 1);
     out.write(`retry: ${RETRY_MS}\n\nevent: head\ndata: ${JSON.stringify({ database, revision: head })}\n\n`);
+    // A caller whose grants decide its access is sent only events of what it may read.
+    const visible = request.callerAccess ? eventsVisibleTo(request.callerAccess) : undefined;
     const follower = live.follow(database, after, {
-      write: (entry: HistoryEntry) => out.write(`id: ${entry.revision}\nevent: catalog\ndata: ${JSON.stringify(entry)}\n\n`),
+      write: (entry: HistoryEntry) =>
+        (visible && !visible({ type: entry.type, data: entry.data, metadata: { transactionId: entry.transaction_id } })) ||
+        out.write(`id: ${entry.revision}\nevent: catalog\ndata: ${JSON.stringify(entry)}\n\n`),
       drained: () => new Promise<void>((resolve) => (out.writableNeedDrain && !out.destroyed ? out.once('drain', resolve).once('close', resolve) : resolve())),
       fail: (error) => {
         request.log.warn({ reqId: request.id, err: error }, 'live history feed ended: the event store could not be read');

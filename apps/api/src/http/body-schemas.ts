@@ -403,3 +403,23 @@ export const expireVersionsBody = z.object({
   older_than_seconds: z.number().int().min(0).max(100 * 365 * 86_400).nullish(),
   keep_last: z.number().int().min(1).max(1_000_000_000).nullish(),
 });
+
+const grantLevel = z.enum(['read', 'write', 'admin']);
+const grantId = z.array(name).min(1).max(64);
+const grantee = z.union([z.object({ principal: z.string().min(1).max(128) }).strict(), z.object({ role: z.string().min(1).max(128) }).strict()]);
+const securable = z.union([
+  z.object({ database: z.literal(true) }).strict(),
+  z.object({ namespace: grantId }).strict(),
+  z.object({ table: grantId }).strict(),
+]);
+export const grantBody = z.object({ ...common, grantee, securable, level: grantLevel });
+export const checkGrantBody = z
+  .object({
+    ...common,
+    principal: z.string().min(1).max(128),
+    roles: z.array(z.string().min(1).max(128)).max(64).nullish(),
+    table: grantId.nullish(),
+    namespace: z.array(name).max(64).nullish(),
+    at: z.string().max(64).nullish(),
+  })
+  .refine((b) => (b.table == null) !== (b.namespace == null), { message: 'name exactly one of table and namespace' });

@@ -108,7 +108,8 @@ export class RestRequest {
       delimiter: this.delimiter,
       ...(principal && principal.via !== 'anonymous' ? { principal: principal.name } : {}),
       ...(principal?.via === 'service' ? { service: true } : {}),
-      ...(principal ? { level: levelIn(principal, database) } : {}),
+      ...(principal ? { level: this.req.subjectLevel ?? levelIn(principal, database) } : {}),
+      ...(this.req.callerAccess ? { sees: this.req.callerAccess } : {}),
       ...(this.req.departure ? { departure: this.req.departure } : {}),
     };
   }

@@ -1,5 +1,5 @@
 import { AccessLevel, allows } from '@app/auth';
-import { CatalogError, ErrorCode } from '@app/catalog';
+import { CatalogError, ErrorCode, ObjectId, parentOf, rankOf } from '@app/catalog';
 import type { FastifyRequest } from 'fastify';
 import { Entry, Operation, RawOperation, RouteAccess, isMount, nameOf } from './operation';
 
@@ -10,11 +10,23 @@ const VERB = { read: 'read', write: 'write', admin: 'administer' } as const;
  * entry's level too (403 code 15 for the whole batch, before anything is decided). Checked
  * against the grant the authorization hook found for the request's database.
  */
-export function requireBatchAccess(request: FastifyRequest, database: string, operations: ReadonlyArray<{ kind: string; level: RouteAccess }>): void {
+export function requireBatchAccess(
+  request: FastifyRequest,
+  database: string,
+  operations: ReadonlyArray<{ kind: string; level: RouteAccess; table: ObjectId; makes?: boolean }>,
+): void {
   const principal = request.principal;
-  operations.forEach(({ kind, level: access }, i) => {
+  const grants = request.callerAccess;
+  operations.forEach(({ kind, level: access, table, makes }, i) => {
     const level = databaseLevel(kind, access);
     if (principal && allows(principal, database, level)) return;
+    // Judged by grants: each operation on its own table (a declaration: on its namespace), a
+    // table the caller may not read answering as a missing one would.
+    if (grants) {
+      if (makes) grants.requireNamespace(parentOf(table), rankOf(level));
+      else grants.requireTable(table, rankOf(level));
+      return;
+    }
     throw new CatalogError(
       ErrorCode.PermissionDenied,
       `${principal?.name ?? 'an unauthenticated caller'} may not ${VERB[level]} database '${database}', which operations[${i}] (${kind}) needs`,
@@ -45,5 +57,7 @@ export function levelOfOperation(entries: readonly Entry[], operation: string | 
 export function requireOperationLevel(request: FastifyRequest, database: string, level: AccessLevel, what: string): void {
   const principal = request.principal;
   if (principal && allows(principal, database, level)) return;
+  // Judged by grants: the level the caller holds on what the transaction touched (grant-gate.ts).
+  if (request.callerAccess && rankOf(request.subjectLevel) >= rankOf(level)) return;
   throw new CatalogError(ErrorCode.PermissionDenied, `${principal?.name ?? 'an unauthenticated caller'} may not ${what}: that needs ${level} on database '${database}'`);
 }

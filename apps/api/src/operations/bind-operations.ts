@@ -9,6 +9,7 @@ declare module 'fastify' {
 }
 import { Answer, Operation, OperationServices, RawOperation, isMount, isRaw } from './operation';
 import { inOrder } from './check-order';
+import { judgeByGrants } from './grant-gate';
 import { parseRequest, requestParser } from './parse-request';
 
 const CONTENT_TYPES: Record<Answer, string | undefined> = {
@@ -45,9 +46,12 @@ function handlerOf(entry: Operation): Handler {
     }
     // A refusal of the body waits for the subject's lookup (check-order.ts).
     const refused = (e: unknown) => inOrder(e, entry, parser.idSegment, request, services);
+    const run = () => entry.handle(parseRequest(parser, request, services.config.defaultDatabase) as never, services);
     let result: unknown;
     try {
-      result = entry.handle(parseRequest(parser, request, services.config.defaultDatabase) as never, services);
+      // A caller whose grants decide is judged on the path's subject before its body is read.
+      const judged = request.callerAccess ? judgeByGrants(entry, parser.idSegment, request, services) : undefined;
+      result = judged ? judged.then(run) : run();
     } catch (e) {
       return refused(e);
     }

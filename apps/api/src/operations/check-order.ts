@@ -4,7 +4,7 @@ import { RestRequest } from '../http/rest-request';
 import { Operation, OperationServices, nameOf } from './operation';
 
 /** Operations that make their subject: only what it would live in must exist first. */
-const MAKES_SUBJECT = new Set(['CreateNamespace', 'CreateTable', 'DeclareTable', 'RegisterTable', 'CreateMaterializedView', 'EnterpriseCreateTable']);
+export const MAKES_SUBJECT = new Set(['CreateNamespace', 'CreateTable', 'DeclareTable', 'RegisterTable', 'CreateMaterializedView', 'EnterpriseCreateTable']);
 /** Operations whose body's `version` is one they make, not one that must exist. */
 const MAKES_VERSION = new Set(['CreateTableVersion']);
 

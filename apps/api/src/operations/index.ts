@@ -8,6 +8,7 @@ import { MAINTENANCE_EXTENSIONS } from './maintenance.extensions';
 import { MATERIALIZED_VIEW_OPERATIONS } from './materialized-view.operations';
 import { NAMESPACE_OPERATIONS } from './namespace.operations';
 import { OPERABILITY_EXTENSIONS } from './operability.extensions';
+import { GRANT_EXTENSIONS } from './grants.extensions';
 import { Entry } from './operation';
 import { TABLE_OPERATIONS } from './table.operations';
 import { TABLE_VERSION_OPERATIONS } from './table-version.operations';
@@ -32,6 +33,7 @@ export const OPERATIONS: readonly Entry[] = [
   ...TRANSACTION_OPERATIONS,
   ...OPERABILITY_EXTENSIONS,
   ...HISTORY_EXTENSIONS,
+  ...GRANT_EXTENSIONS,
   ...MAINTENANCE_EXTENSIONS,
   ...ENTERPRISE_EXTENSIONS,
   ...CONSOLE_EXTENSIONS,

@@ -17,6 +17,7 @@ import {
   TransactionService,
   VersionService,
   SchemaMetadataService,
+  GrantService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore } from '@app/event-store';
@@ -44,6 +45,7 @@ export interface AppServices {
   readonly branches: BranchService;
   readonly transactions: TransactionService;
   readonly history: HistoryService;
+  readonly grants: GrantService;
   readonly projections: ProjectionRegistry;
   readonly store: EventStore;
   readonly warehouse: Warehouse;
@@ -74,6 +76,7 @@ export function servicesOf(app: INestApplicationContext): AppServices {
     branches: app.get(BranchService),
     transactions: app.get(TransactionService),
     history: app.get(HistoryService),
+    grants: app.get(GrantService),
     projections: app.get(ProjectionRegistry),
     store: app.get<EventStore>(EVENT_STORE),
     warehouse: app.get(Warehouse),

@@ -3,7 +3,7 @@ import type { ObjectId, TableRef } from '@app/catalog';
 import type { ArrowBody } from '@app/lance';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { AccessLevel } from '@app/auth';
+import type { AccessLevel, Authenticator } from '@app/auth';
 import type { RestRequest } from '../http/rest-request';
 import type { ExtensionDoc } from '../openapi/served-document';
 import type { AppServices } from './operation-services';
@@ -17,7 +17,11 @@ import type { AppServices } from './operation-services';
 export type Entry = Operation | RawOperation | Mount;
 
 /** What handlers call: the application's services, and every entry of the edge (for what describes the edge itself). */
-export type OperationServices = AppServices & { readonly operations: readonly Entry[] };
+export type OperationServices = AppServices & {
+  readonly operations: readonly Entry[];
+  /** Who the configured credentials are: the grants check reads a principal's own key level from it. */
+  readonly authenticator?: Authenticator;
+};
 
 /** How an answer is written: the handler returns the value, the edge sets status and content type. */
 export type Answer =

@@ -121,7 +121,7 @@ export const TABLE_VERSION_OPERATIONS = [
     subject: 'none',
     handle: ({ ctx, body, http, raw }, s) => {
       const entries = body.entries.map((e, i) => createVersionCommand(onLine(tableIdOf(e.id, http.delimiter, `entries[${i}]`), e.branch), e));
-      requireBatchAccess(raw, ctx.database, entries.map(() => ({ kind: 'create_table_version', level: CreateTableVersionOperation.access })));
+      requireBatchAccess(raw, ctx.database, entries.map((e) => ({ kind: 'create_table_version', level: CreateTableVersionOperation.access, table: e.id })));
       return s.versions.batchCreateTableVersions(ctx, entries);
     },
   }),
@@ -164,7 +164,8 @@ export const TABLE_VERSION_OPERATIONS = [
         ctx.database,
         operations.map((op) => {
           const kind = Object.keys(op)[0] as BatchKind;
-          return { kind, level: BATCH_OPERATIONS[kind].access };
+          const { id } = Object.values(op)[0] as { id: ObjectId };
+          return { kind, level: BATCH_OPERATIONS[kind].access, table: id, makes: kind === 'declare_table' };
         }),
       );
       return s.batches.batchCommitTables(ctx, operations);

@@ -122,12 +122,12 @@ export const TABLE_OPERATIONS = [
     access: 'admin',
     body: renameTableBody,
     subject: 'table',
-    handle: ({ ctx, table, body, http }, s) =>
-      s.tables.renameTable(ctx, {
-        id: table.id,
-        newTableName: validateName(body.new_table_name, 'new_table_name', http.delimiter),
-        newNamespace: body.new_namespace_id ? body.new_namespace_id.map((p) => validateName(p, 'new_namespace_id part', http.delimiter)) : undefined,
-      }),
+    handle: ({ ctx, table, body, http, raw }, s) => {
+      const newNamespace = body.new_namespace_id ? body.new_namespace_id.map((p) => validateName(p, 'new_namespace_id part', http.delimiter)) : undefined;
+      // Judged by grants, the table goes only where the caller may administer too.
+      if (newNamespace) raw.callerAccess?.requireNamespace(newNamespace, 3);
+      return s.tables.renameTable(ctx, { id: table.id, newTableName: validateName(body.new_table_name, 'new_table_name', http.delimiter), newNamespace });
+    },
   }),
   operation({
     operationId: 'RestoreTable',
