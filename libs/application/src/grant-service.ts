@@ -67,7 +67,7 @@ export class GrantService {
       for (const g of grants.all()) {
         if (page.pageToken !== undefined && g.key <= page.pageToken) continue;
         if (grantee !== undefined && granteeKey(g.grantee) !== grantee) continue;
-        if (reaching && !reaching.has(securableKeyOfFact(g))) continue;
+        if (reaching && !reaching.has(g.securableKey)) continue;
         if (!mayList(g)) continue;
         yield g;
       }
@@ -96,8 +96,4 @@ export class GrantService {
       ...(atMillis !== undefined ? { at: new Date(atMillis).toISOString() } : {}),
     };
   }
-}
-
-function securableKeyOfFact(g: { key: string }): string {
-  return g.key.slice(0, g.key.indexOf('\u0001'));
 }

@@ -162,18 +162,21 @@ export class GrantsState {
     return out;
   }
 
-  /** Every grant held now, ordered by securable, then grantee, then level. */
-  *all(): IterableIterator<GrantFact & { key: string }> {
-    const securables = [...this.bySecurable.keys()].sort();
-    for (const s of securables) {
-      const holders = this.bySecurable.get(s)!;
-      for (const g of [...holders.keys()].sort()) {
-        const bits = holders.get(g)!;
+  /**
+   * Every grant held now, ordered by a key of each (its securable, grantee and level as JSON:
+   * printable, so it serves as a page token).
+   */
+  all(): Array<GrantFact & { key: string; securableKey: string }> {
+    const out: Array<GrantFact & { key: string; securableKey: string }> = [];
+    for (const [s, holders] of this.bySecurable) {
+      for (const [g, bits] of holders) {
         for (const level of GRANT_LEVELS) {
-          if (bits & BIT[level]) yield { grantee: granteeOfKey(g), securable: securableOfKey(s), level, key: `${s}\u0001${g}\u0001${BIT[level]}` };
+          if (!(bits & BIT[level])) continue;
+          out.push({ grantee: granteeOfKey(g), securable: securableOfKey(s), level, securableKey: s, key: JSON.stringify([s, g, BIT[level]]) });
         }
       }
     }
+    return out.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   }
 
   /** Every change folded, in log order. */
