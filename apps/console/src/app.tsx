@@ -5,6 +5,7 @@ import { ApiError, asApiError, createApi } from './api/client';
 import { Credential, loadCredential, loadDatabase, saveCredential, saveDatabase } from './api/session';
 import { ErrorNote, Loading } from './components/common';
 import { BrowsePage } from './pages/browse';
+import { GrantsPage } from './pages/grants';
 import { HistoryPage } from './pages/history';
 import { JobsPage } from './pages/jobs';
 import { SignIn } from './pages/sign-in';
@@ -108,7 +109,7 @@ function Shell({ who, onSignOut, onDatabase }: { who: WhoAmI; onSignOut: () => v
         </nav>
         <DatabasePicker who={who} onDatabase={onDatabase} />
         <span class="who" data-testid="who">
-          {who.principal} · {who.level ?? 'no access'}
+          {who.principal} · {who.level ?? (who.by_grants ? 'by grants' : 'no access')}
         </span>
         {who.authentication && (
           <button type="button" onClick={onSignOut}>
@@ -117,7 +118,7 @@ function Shell({ who, onSignOut, onDatabase }: { who: WhoAmI; onSignOut: () => v
         )}
       </header>
       <main id="main" tabIndex={-1}>
-        {who.level === null ? (
+        {who.level === null && !who.by_grants ? (
           <p class="error" role="alert">
             {who.principal} holds no access to database {who.database}. Choose another database above.
           </p>
@@ -131,6 +132,9 @@ function Shell({ who, onSignOut, onDatabase }: { who: WhoAmI; onSignOut: () => v
             <Route path="/history/table/:id">{(p: { id: string }) => <HistoryPage key={`t${p.id}`} scope={{ kind: 'table', id: decodeId(p.id) }} />}</Route>
             <Route path="/history/transaction/:id">{(p: { id: string }) => <HistoryPage key={`x${p.id}`} scope={{ kind: 'transaction', id: decodeURIComponent(p.id) }} />}</Route>
             <Route path="/jobs">{() => <JobsPage />}</Route>
+            <Route path="/grants">{() => <GrantsPage key="database" securable={{ database: true }} />}</Route>
+            <Route path="/grants/ns/:id">{(p: { id: string }) => <GrantsPage key={`n${p.id}`} securable={{ namespace: decodeId(p.id) }} />}</Route>
+            <Route path="/grants/table/:id">{(p: { id: string }) => <GrantsPage key={`t${p.id}`} securable={{ table: decodeId(p.id) }} />}</Route>
             <Route>
               <p>Nothing here. <Link href="/">Browse the catalog</Link>.</p>
             </Route>

@@ -13,6 +13,9 @@ export interface WhoAmI {
   level: Level | null;
   default_database: string;
   grants: { database: string; level: Level }[];
+  /** Whether grants in this database's log decide what the principal may do (its credential's level is short). */
+  by_grants?: boolean;
+  roles?: string[];
 }
 
 const RANK: Record<Level, number> = { read: 1, write: 2, admin: 3 };
@@ -25,7 +28,8 @@ export interface Session {
 }
 
 export function sessionOf(api: Api, who: WhoAmI): Session {
-  return { api, who, can: (level) => who.level !== null && RANK[who.level] >= RANK[level] };
+  // Where grants decide, the level differs from one object to the next: every action is offered and the server judges it.
+  return { api, who, can: (level) => who.by_grants === true || (who.level !== null && RANK[who.level] >= RANK[level]) };
 }
 
 export const SessionContext = createContext<Session | undefined>(undefined);

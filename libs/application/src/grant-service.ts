@@ -58,9 +58,10 @@ export class GrantService {
     }));
   }
 
-  /** The grants held now, in a stable order, narrowed by `filter` and by what the caller may list. */
-  async list(ctx: RequestContext, filter: GrantFilter, page: PageRequest, mayList: (fact: GrantFact) => boolean) {
-    const grants = await this.grants(ctx);
+  /** The grants held now (or at `atMillis`), in a stable order, narrowed by `filter` and by what the caller may list. */
+  async list(ctx: RequestContext, filter: GrantFilter, page: PageRequest, atMillis: number | undefined, mayList: (fact: GrantFact) => boolean) {
+    const now = await this.grants(ctx);
+    const grants = atMillis === undefined ? now : now.asOf(atMillis);
     const grantee = filter.principal !== undefined ? granteeKey({ principal: filter.principal }) : filter.role !== undefined ? granteeKey({ role: filter.role }) : undefined;
     const reaching = filter.reaching ? new Set(securableChain(filter.reaching)) : undefined;
     const kept = (function* () {

@@ -39,6 +39,8 @@ export const CONSOLE_EXTENSIONS = [
         level: levelIn(principal, database) ?? null,
         default_database: s.config.defaultDatabase,
         grants: [...principal.grants].map(([name, level]) => ({ database: name, level })),
+        roles: principal.roles,
+        by_grants: request.callerAccess !== undefined,
       };
     },
   }),

@@ -12,6 +12,12 @@ function requireAdminOn(request: FastifyRequest, database: string, securable: Se
   throw new CatalogError(ErrorCode.PermissionDenied, `${request.principal?.name ?? 'this caller'} may not ${what}: that needs admin on the securable or above it`);
 }
 
+function rfc3339(text: string): number {
+  const at = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(at)) throw invalidInput(`at '${text}' is not an RFC 3339 time`);
+  return at;
+}
+
 /** A delimited id from the query (`a$b`), or undefined. */
 function queryId(http: RestRequest, name: string): string[] | undefined {
   const v = http.queryString(name);
@@ -58,7 +64,7 @@ export const GRANT_EXTENSIONS = [
     doc: {
       tag: 'Grants',
       summary:
-        'The grants held now, paged (page_token, limit): narrowed to a grantee (grantee_principal, grantee_role) and to those that reach a namespace or table (namespace, table: delimited ids). A caller sees the grants on what it administers and its own.',
+        'The grants held now (or as of `at`, RFC 3339), paged (page_token, limit): narrowed to a grantee (grantee_principal, grantee_role) and to those that reach a namespace or table (namespace, table: delimited ids). A caller sees the grants on what it administers and its own.',
     },
     method: 'GET',
     path: '/v1/grants',
@@ -69,6 +75,8 @@ export const GRANT_EXTENSIONS = [
       const namespace = queryId(http, 'namespace');
       const table = queryId(http, 'table');
       if (namespace && table) throw invalidInput('name one of namespace and table');
+      const atText = http.queryString('at');
+      const at = atText ? rfc3339(atText) : undefined;
       const principal = raw.principal;
       const own = new Set(principal ? granteeKeysOf(principal.name, principal.roles) : []);
       const everything = rankOnSecurable(raw, ctx.database, { database: true }) >= 3;
@@ -80,6 +88,7 @@ export const GRANT_EXTENSIONS = [
           reaching: namespace ? { namespace } : table ? { table } : undefined,
         },
         http.page(),
+        at,
         (g) => everything || own.has(granteeKey(g.grantee)) || rankOnSecurable(raw, ctx.database, g.securable) >= 3,
       );
     },
@@ -101,11 +110,7 @@ export const GRANT_EXTENSIONS = [
       const caller = raw.principal;
       const self = caller !== undefined && caller.name === body.principal;
       if (!self) requireAdminOn(raw, ctx.database, securable, `check the access of '${body.principal}'`);
-      let at: number | undefined;
-      if (body.at != null) {
-        at = Date.parse(body.at);
-        if (!/^\d{4}-\d{2}-\d{2}T/.test(body.at) || Number.isNaN(at)) throw invalidInput(`at '${body.at}' is not an RFC 3339 time`);
-      }
+      const at = body.at != null ? rfc3339(body.at) : undefined;
       const keys = s.authenticator?.keysOf(body.principal, ctx.database) ?? { roles: [] };
       // A caller asking of itself (and not an admin of it) is answered for the roles it holds, not others.
       const roles = self && rankOnSecurable(raw, ctx.database, securable) < 3 ? caller.roles : [...new Set([...(body.roles ?? []), ...keys.roles])];

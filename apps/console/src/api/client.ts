@@ -32,6 +32,7 @@ export interface Api {
   headers: Record<string, string>;
   database: string | undefined;
   get<T>(path: string, query?: Record<string, string | number | undefined>, signal?: AbortSignal): Promise<T>;
+  post<T>(path: string, body: unknown): Promise<T>;
 }
 
 export function createApi(credential: Credential | undefined, database: string | undefined): Api {
@@ -46,6 +47,11 @@ export function createApi(credential: Credential | undefined, database: string |
       for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, String(v));
       const q = search.toString();
       const res = await fetch(`${path}${q ? `?${q}` : ''}`, { headers, signal });
+      if (!res.ok) throw await errorOf(res);
+      return (await res.json()) as T;
+    },
+    async post<T>(path: string, body: unknown) {
+      const res = await fetch(path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       if (!res.ok) throw await errorOf(res);
       return (await res.json()) as T;
     },

@@ -32,6 +32,8 @@ export function BrowsePage({ namespace }: { namespace: string[] }) {
         <h1 id="ns-title">{namespace.length ? namespace[namespace.length - 1] : 'Root namespace'}</h1>
         <p>
           <Link href={namespace.length ? `/history/namespace/${encodeId(namespace)}` : '/history'}>History of this {namespace.length ? 'namespace' : 'database'}</Link>
+          {' · '}
+          <Link href={namespace.length ? `/grants/ns/${encodeId(namespace)}` : '/grants'}>Grants on this {namespace.length ? 'namespace' : 'database'}</Link>
         </p>
         <CreateNamespace parent={namespace} />
         <TableList namespace={namespace} />

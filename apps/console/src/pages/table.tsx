@@ -104,6 +104,7 @@ export function TablePage({ id, tab }: { id: string[]; tab: string }) {
         <span class="row">
           <LiveBadge state={feed.state} why={feed.why} />
           <Link href={`/history/table/${encodeId(id)}`}>Full history</Link>
+          <Link href={`/grants/table/${encodeId(id)}`}>Grants</Link>
         </span>
       </div>
       <nav class="tabs" aria-label="Table sections">
