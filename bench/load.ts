@@ -16,6 +16,8 @@ export interface Load {
 export interface Route {
   method: 'GET' | 'POST';
   path: (i: number) => string;
+  /** Sent with every request (a credential). */
+  headers?: Record<string, string>;
 }
 
 /** One autocannon run: what it answered, in how long, and the serving processes' CPU meanwhile. */
@@ -39,7 +41,7 @@ export async function run(url: string, pids: number[], connections: number, titl
     requests: [
       {
         method: request.method,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...request.headers },
         body: request.method === 'POST' ? '{}' : undefined,
         setupRequest: (req) => ({ ...req, path: request.path(i++) }),
       },

@@ -86,6 +86,8 @@ describe('the routes the console reads besides the REST binding', () => {
         { database: 'default', level: 'read' },
         { database: 'other', level: 'read' },
       ],
+      roles: [],
+      by_grants: false,
     });
     expect((await reader.get('/v1/whoami', { 'x-lance-database': 'elsewhere' })).body.level).toBeNull();
     expect((await admin.get('/v1/whoami', { 'x-lance-database': 'elsewhere' })).body).toMatchObject({ principal: 'ops', database: 'elsewhere', level: 'admin' });
