@@ -31,7 +31,9 @@ export class HistoryService {
       return false;
     });
     if (uuids.size === 0) throw new CatalogError(ErrorCode.TableNotFound, `no table '${displayId(id, ctx.delimiter)}' was ever recorded`);
-    return this.page(ctx, page, (e) => uuids.has((e.data as { tableUuid?: string }).tableUuid ?? ''));
+    // A table that carried the name may have carried others, which the caller may not read.
+    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
+    return this.page(ctx, page, (e) => uuids.has((e.data as { tableUuid?: string }).tableUuid ?? '') && (!visible || visible(e)));
   }
 
   /** The namespace's own events and the lifecycle of the tables directly inside it (those the caller may read). */
@@ -135,19 +137,22 @@ export class HistoryService {
 
 /**
  * Which events a caller whose grants decide its access may see: those of tables it may read (a
- * rename: both names), of namespaces it may read, grants on what it may read, and a transaction's
+ * rename: both names; a purge: the live tables it names too), of namespaces it may read, grants on what it may read, and a transaction's
  * later changes once one of its events was seen (the filter keeps that memory, so one filter
  * serves one read of the log in order).
  */
 export function eventsVisibleTo(sees: CallerAccess): (e: { type: string; data: unknown; metadata: unknown }) => boolean {
   const transactions = new Map<string, boolean>();
   return (e) => {
-    const data = e.data as { table?: ObjectId; newTable?: ObjectId; namespace?: ObjectId; securable?: Securable; transactionId?: string };
+    const data = e.data as { table?: ObjectId; newTable?: ObjectId; namespace?: ObjectId; securable?: Securable; transactionId?: string; skipped?: Array<{ table: ObjectId }> };
     const transactionId = (e.metadata as EventMetadata | undefined)?.transactionId;
     let visible: boolean;
     if (e.type === 'TransactionAltered') visible = transactions.get(data.transactionId ?? '') ?? false;
     else if (data.securable) visible = sees.rankOn(data.securable) >= 1;
-    else if (data.table) visible = sees.readsTable(data.table) && (!data.newTable || sees.readsTable(data.newTable));
+    else if (data.table) {
+      // A purge names the live tables it left alone: shown only with each of them readable.
+      visible = sees.readsTable(data.table) && (!data.newTable || sees.readsTable(data.newTable)) && (data.skipped ?? []).every((s) => sees.readsTable(s.table));
+    }
     else if (data.namespace) visible = sees.rankOn({ namespace: data.namespace }) >= 1;
     else visible = false;
     if (transactionId !== undefined && e.type !== 'TransactionAltered') transactions.set(transactionId, (transactions.get(transactionId) ?? true) && visible);

@@ -7,7 +7,7 @@ declare module 'fastify' {
     departure?: () => AbortSignal;
   }
 }
-import { Answer, Operation, OperationServices, RawOperation, isMount, isRaw } from './operation';
+import { Answer, Operation, OperationServices, RawOperation, Subject, isMount, isRaw } from './operation';
 import { inOrder } from './check-order';
 import { judgeByGrants } from './grant-gate';
 import { parseRequest, requestParser } from './parse-request';
@@ -31,7 +31,7 @@ export async function bindOperations(fastify: FastifyInstance, services: Operati
   for (const entry of services.operations) if (isMount(entry)) await entry.install(fastify, services);
   for (const entry of services.operations) {
     if (isMount(entry)) continue;
-    fastify.route({ method: entry.method, url: entry.path, handler: answer(entry, isRaw(entry) ? entry.serve : handlerOf(entry), services) });
+    fastify.route({ method: entry.method, url: entry.path, handler: answer(entry, isRaw(entry) ? rawHandlerOf(entry) : handlerOf(entry), services) });
   }
 }
 
@@ -56,6 +56,21 @@ function handlerOf(entry: Operation): Handler {
       return refused(e);
     }
     return isThenable(result) ? Promise.resolve(result).catch(refused) : result;
+  };
+}
+
+/**
+ * A raw route's handler: one whose path names a subject is judged on it by the caller's grants
+ * first, like every operation; one that names an id without saying what it is stops the server.
+ */
+function rawHandlerOf(entry: RawOperation): Handler {
+  const idSegment = entry.path.split('/').findIndex((s) => s.startsWith(':'));
+  if (idSegment === -1 || entry.subject === 'none') return entry.serve;
+  if (!entry.subject) throw new Error(`${entry.method} ${entry.path}: a raw route naming an id says its subject`);
+  const judged = entry as RawOperation & { subject: Subject };
+  return (request, reply, services) => {
+    const judging = request.callerAccess ? judgeByGrants(judged, idSegment, request, services) : undefined;
+    return judging ? judging.then(() => entry.serve(request, reply, services)) : entry.serve(request, reply, services);
   };
 }
 

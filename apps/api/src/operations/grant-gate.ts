@@ -3,7 +3,7 @@ import { levelIn } from '@app/auth';
 import type { FastifyRequest } from 'fastify';
 import { RestRequest } from '../http/rest-request';
 import { MAKES_SUBJECT } from './check-order';
-import { Operation, OperationServices, nameOf } from './operation';
+import { Operation, OperationServices, RawOperation, Subject, nameOf } from './operation';
 
 /** Namespace operations that only need the caller to see the namespace: they answer what it may see of it. */
 const TRAVERSE = new Set(['ListNamespaces', 'ListTables', 'NamespaceExists', 'NamespaceHistory']);
@@ -19,7 +19,7 @@ type Level = 'read' | 'write' | 'admin';
  * subject, which the credentials vended for a table and the right to set policies follow.
  * A transaction's subject is what its events touched, read from the log (a promise then).
  */
-export function judgeByGrants(entry: Operation, idSegment: number, request: FastifyRequest, services: OperationServices): void | Promise<void> {
+export function judgeByGrants(entry: Operation | (RawOperation & { subject: Subject }), idSegment: number, request: FastifyRequest, services: OperationServices): void | Promise<void> {
   const access = request.callerAccess!;
   const needed = rankOf(entry.access);
   const name = nameOf(entry);

@@ -108,6 +108,11 @@ export interface Operation<K extends BodyKind = BodyKind, S extends Subject = Su
 
 /** A route whose handler takes the request and reply as they come: probes, streams, files. */
 export interface RawOperation extends Route, Named {
+  /**
+   * What the path's `:id` names, when it names one: a caller whose grants decide is judged on it
+   * before `serve` runs, as for every operation (a raw route with an id must say it).
+   */
+  subject?: Subject;
   serve(request: FastifyRequest, reply: FastifyReply, services: OperationServices): unknown;
 }
 

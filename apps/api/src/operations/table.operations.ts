@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode, REGISTER_TABLE_MODES, branchOf, invalidInput, parseMode, requireTableId, validateName } from '@app/catalog';
+import { CatalogError, ErrorCode, REGISTER_TABLE_MODES, branchOf, invalidInput, parentOf, parseMode, requireTableId, validateName } from '@app/catalog';
 import {
   alterColumnsBody,
   declareTableBody,
@@ -124,8 +124,9 @@ export const TABLE_OPERATIONS = [
     subject: 'table',
     handle: ({ ctx, table, body, http, raw }, s) => {
       const newNamespace = body.new_namespace_id ? body.new_namespace_id.map((p) => validateName(p, 'new_namespace_id part', http.delimiter)) : undefined;
-      // Judged by grants, the table goes only where the caller may administer too.
-      if (newNamespace) raw.callerAccess?.requireNamespace(newNamespace, 3);
+      // Judged by grants, the table goes only where the caller may administer, its own namespace
+      // included: a name there it may not read would otherwise answer 409 (exists) instead of 403.
+      raw.callerAccess?.requireNamespace(newNamespace ?? parentOf(table.id), 3);
       return s.tables.renameTable(ctx, { id: table.id, newTableName: validateName(body.new_table_name, 'new_table_name', http.delimiter), newNamespace });
     },
   }),
@@ -208,6 +209,7 @@ export const TABLE_OPERATIONS = [
     method: 'POST',
     path: '/v1/table/:id/schema_metadata/update',
     access: 'write',
+    subject: 'table',
     serve: async (request, reply, s) => {
       const http = new RestRequest(request, s.config.defaultDatabase);
       const ctx = http.context();
