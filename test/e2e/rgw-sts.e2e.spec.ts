@@ -22,7 +22,13 @@ import { TcpProxy, startTcpProxy } from '../support/tcp-proxy';
 const BUCKET = 'warehouse';
 const SESSION_SECONDS = 5;
 const CHAINING_CHECK_SECONDS = 2;
-const KEYS = { admin: 'admin-key-0123456789', writer: 'writer-key-0123456789', reader: 'reader-key-0123456789' };
+const KEYS = {
+  admin: 'admin-key-0123456789',
+  writer: 'writer-key-0123456789',
+  reader: 'reader-key-0123456789',
+  grantedReader: 'lena-key-0123456789',
+  grantedWriter: 'wes-key-0123456789',
+};
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 
 type Vended = Record<string, string>;
@@ -80,6 +86,9 @@ describe('STS credentials vended per table (RGW)', () => {
           { principal: 'ops', sha256: sha256(KEYS.admin), databases: ['*'], level: 'admin' },
           { principal: 'etl', sha256: sha256(KEYS.writer), databases: ['default'], level: 'write' },
           { principal: 'viewer', sha256: sha256(KEYS.reader), databases: ['default'], level: 'read' },
+          // No level of their own: what grants give them on each table decides.
+          { principal: 'lena', sha256: sha256(KEYS.grantedReader), databases: ['default'], level: 'none' },
+          { principal: 'wes', sha256: sha256(KEYS.grantedWriter), databases: ['default'], level: 'none' },
         ]),
       },
     });
@@ -190,6 +199,34 @@ describe('STS credentials vended per table (RGW)', () => {
     await expect(table.add([{ id: 1000, text: 'no', vector: [0, 0, 0, 0] }])).rejects.toThrow();
     expect(await table.countRows()).toBe(140);
     db.close();
+  });
+
+  it("vends a principal judged by grants credentials at its level on that table: read-only, writing, or none (404)", async () => {
+    for (const [principal, level] of [['lena', 'read'], ['wes', 'write']]) {
+      const granted = await admin.post('/v1/grants/create', { grantee: { principal }, securable: { table: ['shop', 'items'] }, level });
+      expect(granted.status).toBe(200);
+    }
+    const lena = new Api(server.url, { 'x-api-key': KEYS.grantedReader });
+    const wes = new Api(server.url, { 'x-api-key': KEYS.grantedWriter });
+    const own = keyOf((await describe_(admin, 'shop%24items')).location);
+    const manifest = (await rgw.client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${own}/_versions/` }))).Contents!.find((o) => o.Key!.endsWith('.manifest'))!.Key!;
+    const tryWith = async (options: Vended) => {
+      const s3 = s3With(options);
+      return {
+        get: await statusOf(s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: manifest }))),
+        put: await statusOf(s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${own}/scratch-granted`, Body: 'x' }))),
+        delete: await statusOf(s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${own}/scratch-granted` }))),
+      };
+    };
+    expect(await tryWith((await describe_(lena, 'shop%24items')).storage_options)).toEqual({ get: 200, put: 403, delete: 403 });
+    expect(await tryWith((await describe_(wes, 'shop%24items')).storage_options)).toEqual({ get: 200, put: 200, delete: 200 });
+    // A table of the same namespace without a grant: what a missing table answers, and no credentials.
+    const hidden = await lena.post('/v1/table/shop%24other/describe', {});
+    const missing = await admin.post('/v1/table/shop%24nothing/describe', {});
+    expect([hidden.status, hidden.body.code, hidden.body.error]).toEqual([404, 4, "table 'shop$other' does not exist"]);
+    expect([missing.status, missing.body.code]).toEqual([404, 4]);
+    expect(hidden.text).not.toContain('aws_');
+    expect((await wes.post('/v1/table/shop%24other/describe', {})).status).toBe(404);
   });
 
   it('reaches a branch\'s tree (tree/<branch>/ under the table\'s root) with the same table\'s credentials', async () => {
