@@ -192,14 +192,14 @@ export class TableService {
   async listTables(ctx: RequestContext, id: ObjectId, page: PageRequest, includeDeclared: boolean) {
     const view = await this.view(ctx);
     const sees = ctx.sees && ctx.sees.rankOn({ namespace: id }) === 0 ? ctx.sees : undefined;
-    const result = listTables(view, id, page, includeDeclared, sees && ((t) => sees.readsTable(t)));
+    const result = listTables(view, id, page, includeDeclared, sees);
     return { tables: result.items, page_token: result.pageToken };
   }
 
   async listAllTables(ctx: RequestContext, page: PageRequest, includeDeclared: boolean) {
     const view = await this.view(ctx);
     const sees = ctx.sees && ctx.sees.rankOn({ database: true }) === 0 ? ctx.sees : undefined;
-    const result = listAllTables(view, page, includeDeclared, ctx.delimiter, sees && ((t) => sees.readsTable(t)));
+    const result = listAllTables(view, page, includeDeclared, ctx.delimiter, sees);
     return { tables: result.items, page_token: result.pageToken };
   }
 

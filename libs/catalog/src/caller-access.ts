@@ -1,6 +1,6 @@
 import { CatalogView } from './catalog-view';
 import { CatalogError, ErrorCode } from './errors';
-import { GrantFact, RANK_LEVELS, RankLevel, Securable, securableChain } from './grants';
+import { GrantFact, RANK_LEVELS, RankLevel, Securable, securableChain, securableOfKey } from './grants';
 import { ObjectId, displayId, keyOf, parentOf } from './ids';
 import { namespaceNotFound } from './namespace-commands';
 import { tableNotFound } from './table-commands';
@@ -20,6 +20,7 @@ export function rankOf(level: string | undefined): number {
  */
 export class CallerAccess {
   private above?: Set<string>;
+  private granted?: { tables: ObjectId[]; namespaces: ObjectId[] };
 
   constructor(
     private readonly view: CatalogView,
@@ -84,6 +85,22 @@ export class CallerAccess {
     if (rank >= needed || (traverse && this.seesNamespace(id))) return Math.max(rank, 1);
     if (!this.seesNamespace(id)) throw this.hiddenNamespace(id);
     throw this.refusal(needed, { namespace: id });
+  }
+
+  /**
+   * The tables and namespaces the caller's grants name (by name or role; the database's grant
+   * aside): a list of what it may read starts from them, not from everything there is.
+   */
+  grantedObjects(): { tables: ObjectId[]; namespaces: ObjectId[] } {
+    if (this.granted) return this.granted;
+    const granted = { tables: [] as ObjectId[], namespaces: [] as ObjectId[] };
+    for (const key of new Set(this.view.grants.securablesOf(this.grantees))) {
+      const s = securableOfKey(key);
+      if ('table' in s) granted.tables.push(s.table);
+      else if ('namespace' in s) granted.namespaces.push(s.namespace);
+    }
+    this.granted = granted;
+    return granted;
   }
 
   private aboveGrants(): Set<string> {

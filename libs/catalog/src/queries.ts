@@ -5,42 +5,46 @@ import { requireNamespace } from './namespace-commands';
 import { Page, PageRequest, filterIter, takePage } from './pagination';
 import { CatalogState } from './catalog-state';
 import { CatalogView } from './catalog-view';
+import { CallerAccess } from './caller-access';
+import { grantedNamespacesIn, grantedTables, grantedTablesIn } from './granted-lists';
 import { requireLine } from './table-line';
 import { isOnlyDeclared, requireTable } from './table-commands';
 
-/** `sees`: the namespaces the caller may see (absent: all). */
-export function listNamespaces(view: CatalogView, id: ObjectId, page: PageRequest, sees?: (id: ObjectId) => boolean): Page<string> {
+/**
+ * `caller`: a caller whose grants decide and which may not read the namespace itself: it is
+ * answered the namespaces on the way to its grants, found from them.
+ */
+export function listNamespaces(view: CatalogView, id: ObjectId, page: PageRequest, caller?: CallerAccess): Page<string> {
   requireNamespace(view, id);
-  const names = view.childNamespaces(id).after(page.pageToken);
-  return takePage(sees ? filterIter(names, (n) => sees([...id, n])) : names, page.limit, (n) => n);
+  const names = caller ? after(grantedNamespacesIn(view, caller, id), page.pageToken) : view.childNamespaces(id).after(page.pageToken);
+  return takePage(names, page.limit, (n) => n);
 }
 
-/** `reads`: the tables the caller may read (absent: all). */
-export function listTables(view: CatalogView, id: ObjectId, page: PageRequest, includeDeclared: boolean, reads?: (id: ObjectId) => boolean): Page<string> {
+/** `caller`: as for listNamespaces; it is answered the tables its grants name there. */
+export function listTables(view: CatalogView, id: ObjectId, page: PageRequest, includeDeclared: boolean, caller?: CallerAccess): Page<string> {
   requireNamespace(view, id);
-  const all = view.childTables(id).after(page.pageToken);
-  const names = reads ? filterIter(all, (n) => reads([...id, n])) : all;
+  const names = caller ? after(grantedTablesIn(view, caller, id), page.pageToken) : view.childTables(id).after(page.pageToken);
   const kept = includeDeclared ? names : filterIter(names, (n) => !isOnlyDeclared(view.table([...id, n])!));
   return takePage(kept, page.limit, (n) => n);
 }
 
-/** Every table in every namespace, as full identifiers joined by the delimiter, in order. */
-export function listAllTables(
-  state: CatalogState,
-  page: PageRequest,
-  includeDeclared: boolean,
-  delimiter: string,
-  reads?: (id: ObjectId) => boolean,
-): Page<string> {
+/**
+ * Every table in every namespace, as full identifiers joined by the delimiter, in order.
+ * `caller`: a caller whose grants decide and which may not read the database: the tables they reach.
+ */
+export function listAllTables(state: CatalogState, page: PageRequest, includeDeclared: boolean, delimiter: string, caller?: CallerAccess): Page<string> {
   const all: string[] = [];
-  for (const table of state.allTables()) {
+  for (const table of caller ? grantedTables(state, caller) : state.allTables()) {
     if (!includeDeclared && isOnlyDeclared(table)) continue;
-    if (reads && !reads(table.id)) continue;
     const name = displayId(table.id, delimiter);
     if (page.pageToken === undefined || name > page.pageToken) all.push(name);
   }
   all.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return takePage(all, page.limit, (n) => n);
+}
+
+function after(sorted: readonly string[], token: string | undefined): readonly string[] {
+  return token === undefined ? sorted : sorted.filter((n) => n > token);
 }
 
 export function listTableVersions(
