@@ -70,6 +70,24 @@ describe('grants under attack', () => {
     expect((await tab.post(`${T('raw', 't')}/describe`, {})).status).toBe(200);
   });
 
+  it('lists its own grants and those on what it administers, grants only there, and asks only of itself', async () => {
+    const mine = (await ana.get('/v1/grants')).body.grants as any[];
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((g) => g.grantee.principal === 'ana' || g.grantee.role === 'ml')).toBe(true);
+    expect((await tab.get('/v1/grants')).body.grants).toEqual([{ grantee: { principal: 'tab' }, securable: { table: ['raw', 't'] }, level: 'admin' }]);
+    expect((await tab.get('/v1/grants?at=2000-01-01T00:00:00Z')).body.grants).toEqual([]);
+    // Write on features is not admin there; admin on a table is, there alone.
+    const above = await ana.post('/v1/grants/create', { grantee: { principal: 'ana' }, securable: { namespace: ['features'] }, level: 'admin' });
+    expect([above.status, above.body.code]).toEqual([403, 15]);
+    expect((await ana.post('/v1/grants/check', { principal: 'tab', table: ['raw', 't'] })).status).toBe(403);
+    expect((await tab.post('/v1/grants/create', { grantee: { principal: 'ana' }, securable: { table: ['raw', 't'] }, level: 'read' })).status).toBe(200);
+    expect((await tab.post('/v1/grants/create', { grantee: { principal: 'tab' }, securable: { table: ['raw', 'r2'] }, level: 'admin' })).status).toBe(403);
+    expect((await ana.post(`${T('raw', 't')}/describe`, {})).status).toBe(200);
+    // Revoking the grant that makes it admin leaves it nothing there.
+    expect((await tab.post('/v1/grants/revoke', { grantee: { principal: 'tab' }, securable: { table: ['raw', 't'] }, level: 'admin' })).status).toBe(200);
+    expect((await tab.post(`${T('raw', 't')}/describe`, {})).status).toBe(403);
+  });
+
   it("shows in a table's history only what the caller may read of the tables that carried the name", async () => {
     // A table ana may read, renamed into finance afterwards; one renamed from finance onto a name she may read.
     expect((await root.post(`${T('raw', 'gone')}/declare`, {})).status).toBe(200);

@@ -25,6 +25,9 @@ export interface GrantFilter {
   reaching?: Securable;
 }
 
+/** What a caller may list: every grant, or its own (`grantees`: its name and roles) and those on what it administers. */
+export type GrantScope = 'everything' | { grantees: readonly string[]; administers?: (securableKey: string) => boolean };
+
 /**
  * Grants are catalog events like any other (GrantIssued, GrantRevoked in the database's log), so
  * their history, the replay digest and every replica's state follow them; a caller's level is read
@@ -58,18 +61,24 @@ export class GrantService {
     }));
   }
 
-  /** The grants held now (or at `atMillis`), in a stable order, narrowed by `filter` and by what the caller may list. */
-  async list(ctx: RequestContext, filter: GrantFilter, page: PageRequest, atMillis: number | undefined, mayList: (fact: GrantFact) => boolean) {
+  /**
+   * The grants held now (or at `atMillis`), in a stable order, narrowed by `filter` and by what the
+   * caller may list: everything, or its own (`grantees`) and those on securables it `administers`.
+   * Only the latter are made and folded, so a caller with few costs little however many there are.
+   */
+  async list(ctx: RequestContext, filter: GrantFilter, page: PageRequest, atMillis: number | undefined, scope: GrantScope) {
     const now = await this.grants(ctx);
-    const grants = atMillis === undefined ? now : now.asOf(atMillis);
+    const own = scope === 'everything' ? undefined : new Set(scope.grantees);
+    const mayList = scope === 'everything' ? undefined : (grantee: string, securable: string) => own!.has(grantee) || !!scope.administers?.(securable);
+    const grants = atMillis === undefined ? now : now.asOf(atMillis, mayList);
     const grantee = filter.principal !== undefined ? granteeKey({ principal: filter.principal }) : filter.role !== undefined ? granteeKey({ role: filter.role }) : undefined;
     const reaching = filter.reaching ? new Set(securableChain(filter.reaching)) : undefined;
+    const candidates = scope === 'everything' ? grants.all() : grants.selected(scope.grantees, scope.administers);
     const kept = (function* () {
-      for (const g of grants.all()) {
+      for (const g of candidates) {
         if (page.pageToken !== undefined && g.key <= page.pageToken) continue;
         if (grantee !== undefined && granteeKey(g.grantee) !== grantee) continue;
         if (reaching && !reaching.has(g.securableKey)) continue;
-        if (!mayList(g)) continue;
         yield g;
       }
     })();
@@ -86,9 +95,11 @@ export class GrantService {
   async check(ctx: RequestContext, who: { principal: string; roles: readonly string[]; keyLevel?: string }, securable: Securable, atMillis?: number) {
     if (atMillis !== undefined && !Number.isFinite(atMillis)) throw invalidInput('at must be an RFC 3339 time');
     const now = await this.grants(ctx);
-    const grants = atMillis === undefined ? now : now.asOf(atMillis);
     const grantees = granteeKeysOf(who.principal, who.roles);
     const chain = securableChain(securable);
+    // A past level is folded from the changes of these grantees on this chain alone.
+    const [mine, reaching] = [new Set(grantees), new Set(chain)];
+    const grants = atMillis === undefined ? now : now.asOf(atMillis, (g, s) => mine.has(g) && reaching.has(s));
     const keyRank = who.keyLevel ? (KEY_RANK[who.keyLevel] ?? 0) : 0;
     const rank = Math.max(keyRank, grants.rank(grantees, chain));
     return {

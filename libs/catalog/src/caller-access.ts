@@ -103,6 +103,21 @@ export class CallerAccess {
     return granted;
   }
 
+  /**
+   * Whether the caller administers the securable of this key by its grants: one of its admin
+   * grants is on it or above it. Keys are compared as text, so no grant of the database is made.
+   */
+  administers(): (securableKey: string) => boolean {
+    const roots: string[] = [];
+    for (const key of new Set(this.view.grants.securablesOf(this.grantees))) {
+      if (this.view.grants.rank(this.grantees, [key]) === 3) roots.push(key);
+    }
+    if (roots.includes('d')) return () => true;
+    const below = roots.filter((r) => r[0] === 'n').map((r) => r.slice(2) + '\u0000');
+    const exact = new Set(roots);
+    return (key) => exact.has(key) || below.some((prefix) => key.startsWith(prefix, 2));
+  }
+
   private aboveGrants(): Set<string> {
     if (this.above) return this.above;
     const above = new Set<string>(['']);

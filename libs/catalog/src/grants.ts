@@ -88,12 +88,16 @@ export class GrantsState {
   private readonly bySecurable = new Map<string, Map<string, number>>();
   private readonly byGrantee = new Map<string, Map<string, number>>();
   private readonly changes: GrantChange[] = [];
+  /** Each change's grantee and securable keys and time, worked out once: a past level is folded from them. */
+  private readonly changeKeys: Array<{ grantee: string; securable: string; at: number }> = [];
   private active = 0;
 
   /** Folds one change; a grant issued twice, or revoked when not held, changes nothing. */
   apply(change: GrantChange): void {
+    const keys = { grantee: granteeKey(change.grantee), securable: securableKey(change.securable), at: Date.parse(change.at) };
     this.changes.push(change);
-    this.set(granteeKey(change.grantee), securableKey(change.securable), BIT[change.level], change.issued);
+    this.changeKeys.push(keys);
+    this.set(keys.grantee, keys.securable, BIT[change.level], change.issued);
   }
 
   private set(grantee: string, securable: string, bit: number, on: boolean): void {
@@ -166,17 +170,26 @@ export class GrantsState {
    * Every grant held now, ordered by a key of each (its securable, grantee and level as JSON:
    * printable, so it serves as a page token).
    */
-  all(): Array<GrantFact & { key: string; securableKey: string }> {
-    const out: Array<GrantFact & { key: string; securableKey: string }> = [];
-    for (const [s, holders] of this.bySecurable) {
-      for (const [g, bits] of holders) {
-        for (const level of GRANT_LEVELS) {
-          if (!(bits & BIT[level])) continue;
-          out.push({ grantee: granteeOfKey(g), securable: securableOfKey(s), level, securableKey: s, key: JSON.stringify([s, g, BIT[level]]) });
-        }
+  all(): ListedGrant[] {
+    const out: ListedGrant[] = [];
+    for (const [s, holders] of this.bySecurable) for (const [g, bits] of holders) listed(out, s, g, bits);
+    return sortedByKey(out);
+  }
+
+  /**
+   * The grants held now by `grantees`, and those on the securables `on` accepts (by key), in the
+   * order of `all`: what one caller may list, without making every grant of the database.
+   */
+  selected(grantees: readonly string[], on?: (securable: string) => boolean): ListedGrant[] {
+    const out: ListedGrant[] = [];
+    const own = new Set(grantees);
+    for (const g of own) for (const [s, bits] of this.byGrantee.get(g) ?? []) if (!on?.(s)) listed(out, s, g, bits);
+    if (on) {
+      for (const [s, holders] of this.bySecurable) {
+        if (on(s)) for (const [g, bits] of holders) listed(out, s, g, bits);
       }
     }
-    return out.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    return sortedByKey(out);
   }
 
   /** Every change folded, in log order. */
@@ -185,12 +198,12 @@ export class GrantsState {
   }
 
   /** The grants as they were once every change recorded at or before `millis` was folded. */
-  asOf(millis: number): GrantsState {
+  asOf(millis: number, keep?: (grantee: string, securable: string) => boolean): GrantsState {
     const past = new GrantsState();
-    for (const c of this.changes) {
-      const at = Date.parse(c.at);
-      if (!(at <= millis)) continue;
-      past.apply(c);
+    for (let i = 0; i < this.changes.length; i++) {
+      const k = this.changeKeys[i];
+      if (!(k.at <= millis) || (keep && !keep(k.grantee, k.securable))) continue;
+      past.apply(this.changes[i]);
     }
     return past;
   }
@@ -207,4 +220,16 @@ export class GrantsState {
     for (const c of changes) s.apply(c);
     return s;
   }
+}
+
+export type ListedGrant = GrantFact & { key: string; securableKey: string };
+
+function listed(out: ListedGrant[], s: string, g: string, bits: number): void {
+  for (const level of GRANT_LEVELS) {
+    if (bits & BIT[level]) out.push({ grantee: granteeOfKey(g), securable: securableOfKey(s), level, securableKey: s, key: JSON.stringify([s, g, BIT[level]]) });
+  }
+}
+
+function sortedByKey(grants: ListedGrant[]): ListedGrant[] {
+  return grants.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
 }

@@ -1,5 +1,6 @@
 import { levelIn } from '@app/auth';
-import { CatalogError, ErrorCode, GrantFact, Securable, granteeKey, granteeKeysOf, invalidInput, validateId } from '@app/catalog';
+import type { GrantScope } from '@app/application';
+import { CatalogError, ErrorCode, GrantFact, Securable, granteeKeysOf, invalidInput, validateId } from '@app/catalog';
 import type { FastifyRequest } from 'fastify';
 import { checkGrantBody, grantBody } from '../http/body-schemas';
 import { RestRequest } from '../http/rest-request';
@@ -78,8 +79,10 @@ export const GRANT_EXTENSIONS = [
       const atText = http.queryString('at');
       const at = atText ? rfc3339(atText) : undefined;
       const principal = raw.principal;
-      const own = new Set(principal ? granteeKeysOf(principal.name, principal.roles) : []);
       const everything = rankOnSecurable(raw, ctx.database, { database: true }) >= 3;
+      const scope: GrantScope = everything
+        ? 'everything'
+        : { grantees: principal ? granteeKeysOf(principal.name, principal.roles) : [], administers: raw.callerAccess?.administers() };
       return s.grants.list(
         ctx,
         {
@@ -89,7 +92,7 @@ export const GRANT_EXTENSIONS = [
         },
         http.page(),
         at,
-        (g) => everything || own.has(granteeKey(g.grantee)) || rankOnSecurable(raw, ctx.database, g.securable) >= 3,
+        scope,
       );
     },
   }),
