@@ -30,10 +30,14 @@ export class HistoryService {
       }
       return false;
     });
-    if (uuids.size === 0) throw new CatalogError(ErrorCode.TableNotFound, `no table '${displayId(id, ctx.delimiter)}' was ever recorded`);
-    // A table that carried the name may have carried others, which the caller may not read.
+    const never = () => new CatalogError(ErrorCode.TableNotFound, `no table '${displayId(id, ctx.delimiter)}' was ever recorded`);
+    if (uuids.size === 0) throw never();
+    // A table that carried the name may have carried others, which the caller may not read: when
+    // it may read none of what happened, the name answers as one never recorded.
     const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
-    return this.page(ctx, page, (e) => uuids.has((e.data as { tableUuid?: string }).tableUuid ?? '') && (!visible || visible(e)));
+    const answer = await this.page(ctx, page, (e) => uuids.has((e.data as { tableUuid?: string }).tableUuid ?? '') && (!visible || visible(e)));
+    if (visible && answer.events.length === 0 && !page.pageToken) throw never();
+    return answer;
   }
 
   /** The namespace's own events and the lifecycle of the tables directly inside it (those the caller may read). */

@@ -105,13 +105,15 @@ export class CallerAccess {
 
   /**
    * Whether the caller administers the securable of this key by its grants: one of its admin
-   * grants is on it or above it. Keys are compared as text, so no grant of the database is made.
+   * grants is on it or above it (undefined: it administers nothing by grants). Keys are compared
+   * as text, so no grant of the database is made.
    */
-  administers(): (securableKey: string) => boolean {
+  administers(): ((securableKey: string) => boolean) | undefined {
     const roots: string[] = [];
     for (const key of new Set(this.view.grants.securablesOf(this.grantees))) {
       if (this.view.grants.rank(this.grantees, [key]) === 3) roots.push(key);
     }
+    if (roots.length === 0) return undefined;
     if (roots.includes('d')) return () => true;
     const below = roots.filter((r) => r[0] === 'n').map((r) => r.slice(2) + '\u0000');
     const exact = new Set(roots);
