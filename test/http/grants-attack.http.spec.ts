@@ -50,6 +50,30 @@ describe('grants under attack', () => {
     await server?.stop();
   });
 
+  it('answers every table route on a hidden table, and a hidden namespace, as on a missing one', async () => {
+    const routes: Array<[string, unknown]> = [
+      ['describe', {}], ['count_rows', {}], ['query', { k: 1, vector: [] }], ['update', { updates: [['id', '1']] }], ['delete', { predicate: 'id = 1' }],
+      ['merge_insert', undefined], ['insert', undefined], ['version/list', {}], ['version/describe', { version: 1 }], ['tags/list', {}], ['branches/list', {}],
+      ['index/list', {}], ['index/x/stats', {}], ['maintenance/describe', {}], ['maintenance/compact', {}], ['stats', {}], ['rename', { new_table_name: 'z' }],
+    ];
+    for (const [route, body] of routes) {
+      for (const [hiddenId, missingId, hiddenName, missingName] of [
+        [['finance', 'ledger'], ['nowhere', 'ledger'], 'finance', 'nowhere'],
+        [['raw', 'r2'], ['raw', 'nope'], 'r2', 'nope'],
+      ] as const) {
+        const send = (api: Api, id: string[]) =>
+          body === undefined ? api.send('POST', `${T(...id)}/${route}`, arrowStream(sampleTable(0, 1)), ARROW_STREAM) : api.post(`${T(...id)}/${route}`, body);
+        expectSameAnswer(await send(ana, [...hiddenId]), await send(root, [...missingId]), hiddenName, missingName);
+      }
+    }
+    expectSameAnswer(await ana.post(`${NS('finance', 'sub')}/create`, {}), await root.post(`${NS('nowhere', 'sub')}/create`, {}), 'finance', 'nowhere');
+    expectSameAnswer(await ana.get(`${NS('finance')}/table/list`), await root.get(`${NS('nowhere')}/table/list`), 'finance', 'nowhere');
+    // A page token naming a hidden table or namespace pages on through what she may read.
+    expect((await ana.get(`/v1/table?page_token=${encodeURIComponent('finance$ledger')}`)).body.tables).toEqual(['raw$r1']);
+    expect((await ana.get(`${NS()}/list?page_token=finance`)).body.namespaces).toEqual(['raw']);
+    expect((await ana.get('/admin/queues')).status).toBe(403);
+  });
+
   it('judges UpdateTableSchemaMetadata on its table: a hidden one answers as missing and keeps its metadata', async () => {
     const hidden = await ana.post(`${T('finance', 'ledger')}/schema_metadata/update`, { owner: 'ana' });
     const missing = await root.post(`${T('nowhere', 'ledger')}/schema_metadata/update`, { owner: 'ana' });
