@@ -16,7 +16,8 @@ import { report, scratchDir, startBareServer, startFloorCatalog, startServer, ti
  */
 const TABLES = Number(process.env.BENCH_CLIENT_TABLES ?? 20);
 const APPENDS = Number(process.env.BENCH_CLIENT_APPENDS ?? 50);
-const ROWS = Number(process.env.BENCH_CLIENT_ROWS ?? 100);
+/** The append sizes measured, one after the other in the same run (comma-separated). */
+const ROW_SIZES = (process.env.BENCH_CLIENT_ROWS ?? '100,2000').split(',').map(Number);
 /**
  * Untimed tables of APPENDS appends on each side first. The server's request path reaches V8's
  * optimising tier only after a few thousand requests (measured: 2,000 commits of warm-up took the
@@ -61,12 +62,12 @@ async function step(side: Side, work: () => Promise<void>): Promise<number> {
  * The workload on every side, table by table in turn, so that load from elsewhere on the machine
  * falls on all alike: create a table and append to it, then open, count and search it.
  */
-async function workload(sides: Side[], tables = TABLES, appends = APPENDS): Promise<void> {
+async function workload(sides: Side[], rows: number, tables = TABLES, appends = APPENDS): Promise<void> {
   for (let t = 0; t < tables; t++) {
     for (const side of sides) {
       const ms = await step(side, async () => {
-        const table = await side.db.createTable(`t${t}`, vectorTable(0, ROWS, DIM, t), side.namespace);
-        for (let a = 1; a <= appends; a++) await table.add(vectorTable(a * ROWS, ROWS, DIM, t));
+        const table = await side.db.createTable(`t${t}`, vectorTable(0, rows, DIM, t), side.namespace);
+        for (let a = 1; a <= appends; a++) await table.add(vectorTable(a * rows, rows, DIM, t));
         table.close();
       });
       side.tableMs.push(ms);
@@ -165,57 +166,65 @@ async function main(): Promise<void> {
     for (const db of [rest, restOnLog, restUnmanaged]) await db.createNamespace(['warm']);
     await workload(
       [await dirSide(), sideOf(rest, ['warm']), sideOf(restOnLog, ['warm']), sideOf(restUnmanaged, ['warm']), sideOf(minimal, ['warm']), sideOf(minimalRecordOnly, ['warm'])],
+      ROW_SIZES[0],
       WARM_TABLES,
       APPENDS,
     );
-    for (const db of [rest, restOnLog, restUnmanaged]) await db.createNamespace(['bench']);
-    const viaDir = await dirSide();
-    const viaCatalog = sideOf(rest, ['bench'], server);
-    const viaCatalogOnLog = sideOf(restOnLog, ['bench'], onLog);
-    const viaUnmanaged = sideOf(restUnmanaged, ['bench'], unmanaged);
-    const viaFloor = sideOf(minimal, ['bench'], floor);
-    const viaRecordOnly = sideOf(minimalRecordOnly, ['bench'], recordOnly);
-    const appendsBefore = await appendSeconds(server.url);
-    await workload([viaDir, viaCatalog, viaCatalogOnLog, viaUnmanaged, viaFloor, viaRecordOnly]);
-    const appendsAfter = await appendSeconds(server.url);
-    const append = (1000 * (appendsAfter.sum - appendsBefore.sum)) / (appendsAfter.count - appendsBefore.count);
-    for (const side of [viaCatalog, viaCatalogOnLog, viaUnmanaged, viaFloor, viaRecordOnly]) {
-      if (viaDir.rows !== side.rows) throw new Error(`row counts differ: ${viaDir.rows} vs ${side.rows}`);
-    }
     // What any catalog of this design adds at the least: each catalog call a round trip, each commit
     // a durable write. Measured in the same run; the floor is the `dir` time plus those alone.
     const roundTrip = await bareRoundTrip();
     const appendAlone = await durableAppendAlone();
-    const floorMs = viaDir.ms + TABLES * (ROUND_TRIPS_PER_TABLE * roundTrip + DURABLE_WRITES_PER_TABLE * append);
-    const ops = TABLES * (APPENDS + 3);
-    const row = (path: string, ms: number, side?: Side) => ({
-      path,
-      ms: ms.toFixed(0),
-      'ops/s': Math.round(ops / (ms / 1000)),
-      ratio: (ms / viaDir.ms).toFixed(2),
-      'median table ratio': side ? medianRatio(side.tableMs, viaDir.tableMs).toFixed(2) : '-',
-    });
-    const perCall = (us: number) => (us / 1000 / (TABLES * ROUND_TRIPS_PER_TABLE)).toFixed(2);
-    const cpuPerCall = ({ server: s }: Side) =>
-      `server CPU ${perCall(s!.userUs + s!.systemUs)} ms per catalog call: ${perCall(s!.userUs)} user, ${perCall(s!.systemUs)} kernel`;
-    // Without managed versioning the client makes fewer catalog calls, so its server's CPU is given per table.
-    const cpuPerTable = ({ server: s }: Side) => `server CPU ${((s!.userUs + s!.systemUs) / 1000 / TABLES).toFixed(1)} ms per table`;
-    report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends of ${ROWS} rows, then open, count, search`, [
-      row("lancedb's own dir namespace (baseline)", viaDir.ms, viaDir),
-      row(`this catalog, managed versioning (${cpuPerCall(viaCatalog)})`, viaCatalog.ms, viaCatalog),
-      row(`this catalog on the minimal catalog's store, bench/log-store-server.ts (${cpuPerCall(viaCatalogOnLog)})`, viaCatalogOnLog.ms, viaCatalogOnLog),
-      row(`this catalog without managed versioning: the client commits to storage itself (${cpuPerTable(viaUnmanaged)}; managed: ${cpuPerTable(viaCatalog)})`, viaUnmanaged.ms, viaUnmanaged),
-      row(`minimal catalog of this design, bench/floor-catalog.ts, manifest journaled (${cpuPerCall(viaFloor)})`, viaFloor.ms, viaFloor),
-      row(`the same, version record only: manifest not durable (${cpuPerCall(viaRecordOnly)})`, viaRecordOnly.ms, viaRecordOnly),
-      row(
-        `floor of the design: dir + ${ROUND_TRIPS_PER_TABLE} bare round trips (${(roundTrip * 1000).toFixed(0)} µs) + ${DURABLE_WRITES_PER_TABLE} durable appends (${(append * 1000).toFixed(0)} µs; ${(appendAlone * 1000).toFixed(0)} µs on an idle store) per table`,
-        floorMs,
-      ),
-    ]);
-    // Last, for scripts: this catalog against the minimal catalog of its design, time and CPU per call.
-    const cpuPerCallUs = ({ server: s }: Side) => (s!.userUs + s!.systemUs) / (TABLES * ROUND_TRIPS_PER_TABLE);
-    console.log(`this catalog / minimal catalog, time: ${(viaCatalog.ms / viaFloor.ms).toFixed(2)}x (${ROWS}-row appends)`);
-    console.log(`this catalog / minimal catalog, server CPU per catalog call: ${(cpuPerCallUs(viaCatalog) / cpuPerCallUs(viaFloor)).toFixed(2)}x (${(cpuPerCallUs(viaCatalog) / 1000).toFixed(2)} ms against ${(cpuPerCallUs(viaFloor) / 1000).toFixed(2)} ms)`);
+    const verdicts: string[] = [];
+    for (const rows of ROW_SIZES) {
+      const namespace = `bench${rows}`;
+      for (const db of [rest, restOnLog, restUnmanaged, minimal, minimalRecordOnly]) await db.createNamespace([namespace]);
+      const viaDir = await dirSide();
+      const viaCatalog = sideOf(rest, [namespace], server);
+      const viaCatalogOnLog = sideOf(restOnLog, [namespace], onLog);
+      const viaUnmanaged = sideOf(restUnmanaged, [namespace], unmanaged);
+      const viaFloor = sideOf(minimal, [namespace], floor);
+      const viaRecordOnly = sideOf(minimalRecordOnly, [namespace], recordOnly);
+      const appendsBefore = await appendSeconds(server.url);
+      await workload([viaDir, viaCatalog, viaCatalogOnLog, viaUnmanaged, viaFloor, viaRecordOnly], rows);
+      const appendsAfter = await appendSeconds(server.url);
+      const append = (1000 * (appendsAfter.sum - appendsBefore.sum)) / (appendsAfter.count - appendsBefore.count);
+      for (const side of [viaCatalog, viaCatalogOnLog, viaUnmanaged, viaFloor, viaRecordOnly]) {
+        if (viaDir.rows !== side.rows) throw new Error(`row counts differ: ${viaDir.rows} vs ${side.rows}`);
+      }
+      const floorMs = viaDir.ms + TABLES * (ROUND_TRIPS_PER_TABLE * roundTrip + DURABLE_WRITES_PER_TABLE * append);
+      const ops = TABLES * (APPENDS + 3);
+      const row = (path: string, ms: number, side?: Side) => ({
+        path,
+        ms: ms.toFixed(0),
+        'ops/s': Math.round(ops / (ms / 1000)),
+        ratio: (ms / viaDir.ms).toFixed(2),
+        'median table ratio': side ? medianRatio(side.tableMs, viaDir.tableMs).toFixed(2) : '-',
+      });
+      const perCall = (us: number) => (us / 1000 / (TABLES * ROUND_TRIPS_PER_TABLE)).toFixed(2);
+      const cpuPerCall = ({ server: s }: Side) =>
+        `server CPU ${perCall(s!.userUs + s!.systemUs)} ms per catalog call: ${perCall(s!.userUs)} user, ${perCall(s!.systemUs)} kernel`;
+      // Without managed versioning the client makes fewer catalog calls, so its server's CPU is given per table.
+      const cpuPerTable = ({ server: s }: Side) => `server CPU ${((s!.userUs + s!.systemUs) / 1000 / TABLES).toFixed(1)} ms per table`;
+      report(`The lancedb client: ${TABLES} tables x ${APPENDS} appends of ${rows} rows, then open, count, search`, [
+        row("lancedb's own dir namespace (baseline)", viaDir.ms, viaDir),
+        row(`this catalog, managed versioning (${cpuPerCall(viaCatalog)})`, viaCatalog.ms, viaCatalog),
+        row(`this catalog on the minimal catalog's store, bench/log-store-server.ts (${cpuPerCall(viaCatalogOnLog)})`, viaCatalogOnLog.ms, viaCatalogOnLog),
+        row(`this catalog without managed versioning: the client commits to storage itself (${cpuPerTable(viaUnmanaged)}; managed: ${cpuPerTable(viaCatalog)})`, viaUnmanaged.ms, viaUnmanaged),
+        row(`minimal catalog of this design, bench/floor-catalog.ts, manifest journaled (${cpuPerCall(viaFloor)})`, viaFloor.ms, viaFloor),
+        row(`the same, version record only: manifest not durable (${cpuPerCall(viaRecordOnly)})`, viaRecordOnly.ms, viaRecordOnly),
+        row(
+          `floor of the design: dir + ${ROUND_TRIPS_PER_TABLE} bare round trips (${(roundTrip * 1000).toFixed(0)} µs) + ${DURABLE_WRITES_PER_TABLE} durable appends (${(append * 1000).toFixed(0)} µs; ${(appendAlone * 1000).toFixed(0)} µs on an idle store) per table`,
+          floorMs,
+        ),
+      ]);
+      const cpuPerCallUs = ({ server: s }: Side) => (s!.userUs + s!.systemUs) / (TABLES * ROUND_TRIPS_PER_TABLE);
+      verdicts.push(`this catalog / minimal catalog, time: ${(viaCatalog.ms / viaFloor.ms).toFixed(2)}x (${rows}-row appends)`);
+      verdicts.push(
+        `this catalog / minimal catalog, server CPU per catalog call: ${(cpuPerCallUs(viaCatalog) / cpuPerCallUs(viaFloor)).toFixed(2)}x (${(cpuPerCallUs(viaCatalog) / 1000).toFixed(2)} ms against ${(cpuPerCallUs(viaFloor) / 1000).toFixed(2)} ms; ${rows}-row appends)`,
+      );
+    }
+    // Last, for scripts: this catalog against the minimal catalog of its design, time and CPU per call, at each size.
+    for (const line of verdicts) console.log(line);
   } finally {
     floor.stop();
     recordOnly.stop();

