@@ -25,7 +25,11 @@ const COLUMNS = 'position, stream_id, revision, id, type, data, metadata, create
 /** A row as `COLUMNS` lists it; positions stay far below 2^53, so plain numbers are exact. */
 type Row = [number, string, number, string, string, string, string, number];
 
-const POLL_MS = 50;
+/**
+ * How often a subscription looks for other processes' appends (its own wake it at once). Each poll
+ * wakes the process: at 50 ms, an idle server spent about 4 ms of CPU a second on them.
+ */
+const POLL_MS = 250;
 const PAGE = 1000;
 
 /**
