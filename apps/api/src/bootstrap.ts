@@ -23,6 +23,7 @@ import { servicesOf } from './operations/operation-services';
 import { useInputLimits } from './http/input-limits';
 import { installJsonBodyParser } from './http/json-body-parser';
 import { contextHeadersProblem } from './http/context-headers';
+import { installChangeFeed } from './change-feed';
 
 /** Builds the HTTP application: Fastify configured for the REST binding's encodings. */
 export async function createApiApp(config: AppConfig, extra: DynamicModule[] = []): Promise<NestFastifyApplication> {
@@ -107,6 +108,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
   // Last, so that every hook above applies to the edge's routes and sees them registered.
   await bindOperations(fastify, { ...services, operations: OPERATIONS, authenticator });
+  installChangeFeed(app, config, services);
   return app;
 }
 

@@ -32,6 +32,10 @@ const EXTENSIONS = [
   'RevokeGrant',
   'ListGrants',
   'CheckGrant',
+  'CreateSubscription',
+  'ListSubscriptions',
+  'DescribeSubscription',
+  'DeleteSubscription',
 ];
 const LEVELS = ['read', 'write', 'admin', 'public', 'any-database', 'admin-all'];
 

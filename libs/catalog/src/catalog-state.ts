@@ -1,4 +1,5 @@
 import { GrantsState } from './grants';
+import { WebhookSubscriptions } from './webhook-subscriptions';
 import { ObjectId, keyOf, nameOf, parentOf } from './ids';
 import { CatalogStore } from './catalog-view';
 import { NestedLocations } from './nested-locations';
@@ -21,6 +22,7 @@ export class CatalogState implements CatalogStore {
   private readonly purges = new Map<string, PendingPurge>();
   readonly purgeLocations = new NestedLocations<PendingPurge>();
   private grantsHeld = new GrantsState();
+  private webhookSubscriptions = new WebhookSubscriptions();
 
   constructor() {
     this.namespaces.set(keyOf([]), { id: [], properties: {} });
@@ -102,6 +104,12 @@ export class CatalogState implements CatalogStore {
   grantsForUpdate() {
     return this.grantsHeld;
   }
+  get webhooks() {
+    return this.webhookSubscriptions;
+  }
+  webhooksForUpdate() {
+    return this.webhookSubscriptions;
+  }
   putNamespace(ns: NamespaceState) {
     this.namespaces.set(keyOf(ns.id), ns);
     if (ns.id.length > 0) childSet(this.nsChildren, parentOf(ns.id)).add(nameOf(ns.id));
@@ -179,6 +187,7 @@ export class CatalogState implements CatalogStore {
       transactions: this.transactions.toImage(),
       purges: [...this.purges.values()].map((p) => ({ ...p })),
       ...(this.grantsHeld.history().length ? { grants: this.grantsHeld.history().map((c) => ({ ...c })) } : {}),
+      ...(this.webhookSubscriptions.size ? { webhooks: this.webhookSubscriptions.all().map((w) => structuredClone(w)) } : {}),
     };
   }
 
@@ -196,6 +205,7 @@ export class CatalogState implements CatalogStore {
     state.transactions = TransactionTable.fromImage(image.transactions);
     for (const purge of image.purges) state.putPurge(purge);
     if (image.grants) state.grantsHeld = GrantsState.fromHistory(image.grants);
+    if (image.webhooks) state.webhookSubscriptions = new WebhookSubscriptions(image.webhooks);
     return state;
   }
 }

@@ -1,4 +1,5 @@
 import { GrantsState } from './grants';
+import { WebhookSubscriptions } from './webhook-subscriptions';
 import { ObjectId } from './ids';
 import { LocationsView } from './nested-locations';
 import { SortedNames } from './sorted-names';
@@ -25,6 +26,8 @@ export interface CatalogView {
   childTables(id: ObjectId): SortedNames;
   /** Who holds which level where; do not change it: use `grantsForUpdate` on a store. */
   readonly grants: GrantsState;
+  /** The database's webhook subscriptions; change them through `webhooksForUpdate` on a store. */
+  readonly webhooks: WebhookSubscriptions;
 }
 
 /** What `evolve` needs to write. `tableForUpdate` lets a draft copy a table before it changes. */
@@ -39,4 +42,5 @@ export interface CatalogStore extends CatalogView {
   putPurge(purge: PendingPurge): void;
   removePurge(tableUuid: string): void;
   grantsForUpdate(): GrantsState;
+  webhooksForUpdate(): WebhookSubscriptions;
 }

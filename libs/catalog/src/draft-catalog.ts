@@ -1,4 +1,5 @@
 import { GrantsState } from './grants';
+import { WebhookSubscriptions } from './webhook-subscriptions';
 import { ObjectId, idFromKey, keyOf } from './ids';
 import { CatalogStore, CatalogView } from './catalog-view';
 import { DraftLocations } from './nested-locations';
@@ -19,6 +20,7 @@ export class DraftCatalog implements CatalogStore {
   readonly purgeLocations: DraftLocations<PendingPurge>;
   /** A copy of the base's grants, made only when a grant changes on the draft. */
   private draftGrants?: GrantsState;
+  private draftWebhooks?: WebhookSubscriptions;
 
   constructor(private readonly base: CatalogView) {
     this.tableLocations = new DraftLocations(
@@ -89,6 +91,13 @@ export class DraftCatalog implements CatalogStore {
   grantsForUpdate() {
     this.draftGrants ??= this.base.grants.copy();
     return this.draftGrants;
+  }
+  get webhooks() {
+    return this.draftWebhooks ?? this.base.webhooks;
+  }
+  webhooksForUpdate() {
+    this.draftWebhooks ??= this.base.webhooks.copy();
+    return this.draftWebhooks;
   }
   putNamespace(ns: NamespaceState) {
     this.namespaces.set(keyOf(ns.id), ns);

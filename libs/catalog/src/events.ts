@@ -1,5 +1,6 @@
 import { GrantFact } from './grants';
 import { ObjectId } from './ids';
+import { WebhookSubscriptionSpec } from './webhook-subscriptions';
 
 export type Properties = Record<string, string>;
 
@@ -120,6 +121,11 @@ export type CatalogEvent =
   | { type: 'GrantIssued'; data: GrantFact }
   /** That exact grant (grantee, securable, level) no longer holds. */
   | { type: 'GrantRevoked'; data: GrantFact }
+  /** An admin subscribed a URL to the database's change feed (its signing secret is derived, never recorded). */
+  | { type: 'WebhookSubscriptionCreated'; data: WebhookSubscriptionSpec }
+  | { type: 'WebhookSubscriptionDeleted'; data: { subscriptionId: string } }
+  /** Its receiver failed for longer than the server gives one; `revision` is the event it could not deliver. */
+  | { type: 'WebhookSubscriptionPaused'; data: { subscriptionId: string; reason: string; revision: number } }
   | {
       type: 'TransactionAltered';
       data: {
@@ -176,4 +182,7 @@ export const CATALOG_EVENT_TYPES: readonly CatalogEventType[] = [
   'TransactionAltered',
   'GrantIssued',
   'GrantRevoked',
+  'WebhookSubscriptionCreated',
+  'WebhookSubscriptionDeleted',
+  'WebhookSubscriptionPaused',
 ];

@@ -34,6 +34,23 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
         revision: envelope.revision,
       });
       return;
+    case 'WebhookSubscriptionCreated':
+      store.webhooksForUpdate().put({
+        ...event.data,
+        createdAt: metadata.occurredAt,
+        ...(metadata.principal !== undefined ? { createdBy: metadata.principal } : {}),
+        createdRevision: envelope.revision,
+        status: 'active',
+      });
+      return;
+    case 'WebhookSubscriptionDeleted':
+      store.webhooksForUpdate().remove(event.data.subscriptionId);
+      return;
+    case 'WebhookSubscriptionPaused': {
+      const s = store.webhooks.get(event.data.subscriptionId);
+      if (s) store.webhooksForUpdate().put({ ...s, status: 'paused', paused: { reason: event.data.reason, at: metadata.occurredAt, revision: event.data.revision } });
+      return;
+    }
     case 'NamespaceDropped':
       store.removeNamespace(event.data.namespace);
       return;

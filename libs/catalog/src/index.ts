@@ -35,3 +35,5 @@ export * from './fold';
 export * from './grants';
 export * from './grant-commands';
 export * from './caller-access';
+export * from './webhook-subscriptions';
+export * from './webhook-commands';

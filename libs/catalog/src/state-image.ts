@@ -1,6 +1,7 @@
 import { branchLocation } from './dataset-layout';
 import { Properties, VersionRecord } from './events';
 import { GrantChange } from './grants';
+import { WebhookSubscriptionState } from './webhook-subscriptions';
 import { ObjectId } from './ids';
 import { BranchState, IndexState, PendingPurge, TableState } from './table-state';
 import { TableVersions, VersionExtras } from './table-versions';
@@ -20,6 +21,8 @@ export interface StateImage {
   purges: PendingPurge[];
   /** Every grant change, in log order (absent: none). */
   grants?: GrantChange[];
+  /** The webhook subscriptions (absent: none). */
+  webhooks?: WebhookSubscriptionState[];
 }
 
 /** A table's own fields as they are, its versions as a count of numbers in `versionColumn`. */

@@ -90,6 +90,22 @@ const schema = z.object({
   DATA_PLANE_QUEUE_PER_DATABASE: int('DATA_PLANE_QUEUE_PER_DATABASE', 64, 1, 1_000_000),
   LIVE_FEEDS_PER_PRINCIPAL: int('LIVE_FEEDS_PER_PRINCIPAL', 8, 1, 1_000_000),
   LIVE_FEEDS_MAX: int('LIVE_FEEDS_MAX', 256, 1, 1_000_000),
+  CHANGE_FEED_NATS_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^(nats|tls):\/\/[^\s]+$/.test(v), { message: 'CHANGE_FEED_NATS_URL must look like nats://host:4222' }),
+  CHANGE_FEED_NATS_STREAM: z
+    .string()
+    .default('LANCE_CATALOG')
+    .refine((v) => /^[A-Za-z0-9_-]{1,64}$/.test(v), { message: 'CHANGE_FEED_NATS_STREAM must be 1-64 characters of [A-Za-z0-9_-]' }),
+  CHANGE_FEED_LEASE_SECONDS: int('CHANGE_FEED_LEASE_SECONDS', 10, 1, 3600),
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || v.length >= 32, { message: 'WEBHOOK_SECRET_KEY must be at least 32 characters (e.g. `openssl rand -hex 32`)' }),
+  WEBHOOK_GIVE_UP_SECONDS: int('WEBHOOK_GIVE_UP_SECONDS', 86_400, 1, 365 * 86_400),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+  WEBHOOK_TIMEOUT_MS: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
   ...inputLimitsEnvSchema,
 });
 
@@ -193,6 +209,20 @@ export interface AppConfig {
   inputLimits: InputLimits;
   /** What clients are handed to reach a table's files: static options or STS sessions per table. */
   clientCredentials: ClientCredentials;
+  /**
+   * The change feed: every event of every database as a CloudEvent, to NATS JetStream when `natsUrl`
+   * is set and to webhook subscriptions when `webhookSecretKey` is. Neither set: nothing runs.
+   */
+  changeFeed: {
+    natsUrl?: string;
+    natsStream: string;
+    leaseMs: number;
+    /** The key each subscription's signing secret is derived from; creating subscriptions needs it. */
+    webhookSecretKey?: string;
+    webhookGiveUpMs: number;
+    webhookAllowPrivateNetworks: boolean;
+    webhookTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -281,6 +311,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     inputLimits: readInputLimits(c),
     clientCredentials,
+    changeFeed: {
+      ...(c.CHANGE_FEED_NATS_URL ? { natsUrl: c.CHANGE_FEED_NATS_URL } : {}),
+      natsStream: c.CHANGE_FEED_NATS_STREAM,
+      leaseMs: c.CHANGE_FEED_LEASE_SECONDS * 1000,
+      ...(c.WEBHOOK_SECRET_KEY ? { webhookSecretKey: c.WEBHOOK_SECRET_KEY } : {}),
+      webhookGiveUpMs: c.WEBHOOK_GIVE_UP_SECONDS * 1000,
+      webhookAllowPrivateNetworks: c.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      webhookTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
+    },
   };
 }
 

@@ -25,6 +25,8 @@ import {
   MaintenanceService,
   SchemaMetadataService,
   GrantService,
+  WebhookService,
+  FeedLedger,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore, createEventStore } from '@app/event-store';
@@ -37,7 +39,8 @@ import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
 import { withTimeout } from './with-timeout';
 import { BullQueryAnalyzer } from './bull-query-analyzer';
-import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, MANIFEST_FINALISER } from './tokens';
+import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, FEED_LEDGER, MANIFEST_FINALISER } from './tokens';
+import { RedisFeedLedger } from './change-feed/redis-feed-ledger';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
 /** A queue of transactions' jobs on the configured Redis, each job given the configured attempts. */
@@ -243,6 +246,19 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       inject: [DataService, CatalogWriter, Warehouse],
       useFactory: (d: DataService, w: CatalogWriter, wh: Warehouse) => new TagService(d, w, wh.onObjectStore ? new TagFiles(wh.files) : undefined),
     },
+    {
+      provide: FEED_LEDGER,
+      inject: [APP_CONFIG],
+      // Only with a change feed configured: otherwise no connection, no timer, nothing per commit.
+      useFactory: (c: AppConfig): FeedLedger | null =>
+        c.changeFeed.natsUrl || c.changeFeed.webhookSecretKey ? new RedisFeedLedger(c.redisUrl, c.queuePrefix) : null,
+    },
+    {
+      provide: WebhookService,
+      inject: [CatalogWriter, ProjectionRegistry, EVENT_STORE, FEED_LEDGER, APP_CONFIG],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, s: EventStore, l: FeedLedger | null, c: AppConfig) =>
+        new WebhookService(w, p, s, l, c.changeFeed.webhookSecretKey),
+    },
     { provide: GrantService, inject: [CatalogWriter, ProjectionRegistry], useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new GrantService(w, p) },
     {
       provide: BranchService,
@@ -293,6 +309,8 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     DataMutationService,
     TagService,
     GrantService,
+    WebhookService,
+    FEED_LEDGER,
     BranchService,
     AnalysisService,
     StoredVersions,
@@ -314,6 +332,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     private readonly purgeQueue: BullPurgeQueue,
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
     @Inject(CREDENTIAL_VENDING) private readonly vending: CredentialVending,
+    @Inject(FEED_LEDGER) private readonly feedLedger: FeedLedger | null,
   ) {}
 
   /** Before anything is served: manifests a crash left only in the journal go back on disk. */
@@ -340,6 +359,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await this.dataPlane.close();
     await this.lance.close();
     this.vending.close();
+    await this.feedLedger?.close();
     // Before the store closes: a snapshot records the id of the last event it covers.
     await this.projections.close();
     await this.store.close();

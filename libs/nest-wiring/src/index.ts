@@ -9,3 +9,7 @@ export * from './metered-event-store';
 export * from './with-timeout';
 export * from './access-log';
 export * from './bull-purge-queue';
+export * from './change-feed/redis-feed-ledger';
+export * from './change-feed/nats-sink';
+export * from './change-feed/http-webhook-delivery';
+export * from './change-feed/network-guard';

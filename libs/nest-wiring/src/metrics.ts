@@ -116,6 +116,58 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'lance_catalog_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
+  /**
+   * The change feed's sinks this process publishes (it holds their databases' leases), read when
+   * scraped: lag in events (summed) and in seconds (the oldest waiting event), and events published
+   * since start, by sink kind (`nats`, `webhook`) and, with database labels, database.
+   */
+  watchChangeFeed(lags: () => ReadonlyArray<{ database: string; sink: string; events: number; seconds: number; published: number }>): void {
+    const labelNames = this.options.databaseLabels ? ['sink', 'database'] : ['sink'];
+    const read = () => {
+      const rows = new Map<string, { labels: Record<string, string>; events: number; seconds: number; published: number }>();
+      for (const lag of lags()) {
+        const labels: Record<string, string> = { sink: lag.sink.startsWith('webhook:') ? 'webhook' : lag.sink, ...(this.options.databaseLabels ? { database: lag.database } : {}) };
+        const key = JSON.stringify(labels);
+        const row = rows.get(key) ?? { labels, events: 0, seconds: 0, published: 0 };
+        row.events += lag.events;
+        row.seconds = Math.max(row.seconds, lag.seconds);
+        row.published += lag.published;
+        rows.set(key, row);
+      }
+      return [...rows.values()];
+    };
+    new Gauge({
+      name: 'lance_catalog_change_feed_lag_events',
+      help: "Events of the log not yet published to a change-feed sink this process publishes (summed over its subscriptions)",
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const r of read()) this.set(r.labels, r.events);
+      },
+    });
+    new Gauge({
+      name: 'lance_catalog_change_feed_lag_seconds',
+      help: 'How long the oldest event not yet published to a change-feed sink has waited',
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const r of read()) this.set(r.labels, r.seconds);
+      },
+    });
+    new Counter({
+      name: 'lance_catalog_change_feed_published_total',
+      help: 'Events this process published to a change-feed sink since it started (a webhook counts the events it delivered or skipped by filter)',
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const r of read()) this.inc(r.labels, r.published);
+      },
+    });
+  }
+
   /** How far each database's projection is behind its stream; one sum unless databases are labelled. */
   recordProjectionLag(lags: Iterable<readonly [database: string, events: number]>): void {
     let total = 0;

@@ -5,3 +5,5 @@ export const MANIFEST_FINALISER = Symbol('MANIFEST_FINALISER');
 export const DATA_PLANE = Symbol('DATA_PLANE');
 /** What clients are handed to reach a table's files: static options or STS sessions (a CredentialVending). */
 export const CREDENTIAL_VENDING = Symbol('CREDENTIAL_VENDING');
+/** The change feed's ledger in Redis (leases, checkpoints), or null when no change feed is configured. */
+export const FEED_LEDGER = Symbol('FEED_LEDGER');

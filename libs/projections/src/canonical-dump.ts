@@ -26,6 +26,7 @@ export function canonicalDump(state: CatalogState) {
     transactions: transactionIdsInOrder(state).map((id) => state.transaction(id)!),
     purges: purgesInOrder(state),
     ...grantsOf(state),
+    ...webhooksOf(state),
   };
 }
 
@@ -33,6 +34,12 @@ export function canonicalDump(state: CatalogState) {
 function grantsOf(state: CatalogState): { grants?: unknown[] } {
   const history = state.grants.history();
   return history.length ? { grants: [...history] } : {};
+}
+
+/** The webhook subscriptions by id; only a catalog with some carries the key. */
+function webhooksOf(state: CatalogState): { webhooks?: unknown[] } {
+  const all = state.webhooks.all().sort((a, b) => (a.subscriptionId < b.subscriptionId ? -1 : a.subscriptionId > b.subscriptionId ? 1 : 0));
+  return all.length ? { webhooks: all } : {};
 }
 
 function purgesInOrder(state: CatalogState): PendingPurge[] {
@@ -102,7 +109,10 @@ export function* digestSteps(state: CatalogState): Generator<void, string, void>
     if (++written % TRANSACTIONS_PER_STEP === 0) yield;
   }
   const grants = grantsOf(state).grants;
-  write(`],"purges":${JSON.stringify(purgesInOrder(state))}${grants ? `,"grants":${JSON.stringify(grants)}` : ''}}`);
+  const webhooks = webhooksOf(state).webhooks;
+  write(
+    `],"purges":${JSON.stringify(purgesInOrder(state))}${grants ? `,"grants":${JSON.stringify(grants)}` : ''}${webhooks ? `,"webhooks":${JSON.stringify(webhooks)}` : ''}}`,
+  );
   return hash.update(buffered).digest('hex');
 }
 

@@ -46,12 +46,12 @@ export async function writeSnapshotFile(
   image: StateImage,
 ): Promise<SnapshotWriteStats> {
   const steps = stepTimer();
-  const { versionColumn, tables, namespaces, revision, purges, grants } = image;
+  const { versionColumn, tables, namespaces, revision, purges, grants, webhooks } = image;
   const { uuidWords, codes, startedAt, ...transactionRest } = image.transactions;
   // The JSON section in pieces: one string of every table would be one long, blocking encode.
   const json = [
     Buffer.from(
-      `{"revision":${revision},"namespaces":${JSON.stringify(namespaces)},"transactions":${JSON.stringify(transactionRest)},"purges":${JSON.stringify(purges)},${grants ? `"grants":${JSON.stringify(grants)},` : ''}"tables":[`,
+      `{"revision":${revision},"namespaces":${JSON.stringify(namespaces)},"transactions":${JSON.stringify(transactionRest)},"purges":${JSON.stringify(purges)},${grants ? `"grants":${JSON.stringify(grants)},` : ''}${webhooks ? `"webhooks":${JSON.stringify(webhooks)},` : ''}"tables":[`,
     ),
   ];
   for (let i = 0; i < tables.length; i += SLICE_TABLES) {
@@ -147,6 +147,7 @@ export async function readSnapshotFile(file: string, database: string): Promise<
       tables: json.tables,
       purges: json.purges,
       ...(json.grants ? { grants: json.grants } : {}),
+      ...(json.webhooks ? { webhooks: json.webhooks } : {}),
       versionColumn: new Float64Array(alignedCopy(sections[1])),
       transactions: {
         ...json.transactions,

@@ -423,3 +423,13 @@ export const checkGrantBody = z
     at: z.string().max(64).nullish(),
   })
   .refine((b) => (b.table == null) !== (b.namespace == null), { message: 'name exactly one of table and namespace' });
+
+export const createSubscriptionBody = z.object({
+  ...common,
+  url: z.string().min(1).max(2048),
+  event_types: z.array(z.string().min(1).max(128)).min(1).max(64).nullish(),
+  namespace: z.array(name).min(1).max(64).nullish(),
+  from_revision: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
+});
+export const subscriptionIdBody = z.object({ ...common, subscription_id: z.string().min(1).max(128) });
+export const listSubscriptionsBody = z.object({ ...common });

@@ -9,6 +9,7 @@ import { MATERIALIZED_VIEW_OPERATIONS } from './materialized-view.operations';
 import { NAMESPACE_OPERATIONS } from './namespace.operations';
 import { OPERABILITY_EXTENSIONS } from './operability.extensions';
 import { GRANT_EXTENSIONS } from './grants.extensions';
+import { SUBSCRIPTION_EXTENSIONS } from './subscriptions.extensions';
 import { Entry } from './operation';
 import { TABLE_OPERATIONS } from './table.operations';
 import { TABLE_VERSION_OPERATIONS } from './table-version.operations';
@@ -34,6 +35,7 @@ export const OPERATIONS: readonly Entry[] = [
   ...OPERABILITY_EXTENSIONS,
   ...HISTORY_EXTENSIONS,
   ...GRANT_EXTENSIONS,
+  ...SUBSCRIPTION_EXTENSIONS,
   ...MAINTENANCE_EXTENSIONS,
   ...ENTERPRISE_EXTENSIONS,
   ...CONSOLE_EXTENSIONS,

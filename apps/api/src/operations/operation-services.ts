@@ -18,6 +18,7 @@ import {
   VersionService,
   SchemaMetadataService,
   GrantService,
+  WebhookService,
 } from '@app/application';
 import { AppConfig } from '@app/config';
 import { EventStore } from '@app/event-store';
@@ -46,6 +47,7 @@ export interface AppServices {
   readonly transactions: TransactionService;
   readonly history: HistoryService;
   readonly grants: GrantService;
+  readonly webhooks: WebhookService;
   readonly projections: ProjectionRegistry;
   readonly store: EventStore;
   readonly warehouse: Warehouse;
@@ -77,6 +79,7 @@ export function servicesOf(app: INestApplicationContext): AppServices {
     transactions: app.get(TransactionService),
     history: app.get(HistoryService),
     grants: app.get(GrantService),
+    webhooks: app.get(WebhookService),
     projections: app.get(ProjectionRegistry),
     store: app.get<EventStore>(EVENT_STORE),
     warehouse: app.get(Warehouse),

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CatalogError,
+  ErrorCode,
+  ObjectId,
+  WebhookSubscriptionState,
+  decideCreateWebhookSubscription,
+  decideDeleteWebhookSubscription,
+  decidePauseWebhookSubscription,
+  webhookSubscriptionNotFound,
+} from '@app/catalog';
+import { EventStore } from '@app/event-store';
+import { ProjectionRegistry, catalogStreamOf } from '@app/projections';
+import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { FeedLedger } from './change-feed/feed-ports';
+import { webhookSecret } from './change-feed/webhook-secrets';
+import { RequestContext } from './request-context';
+
+export interface WebhookSubscriptionRequest {
+  url: string;
+  eventTypes?: string[];
+  namespace?: ObjectId;
+  fromRevision?: number;
+}
+
+/**
+ * Webhook subscriptions of a database's change feed: events of its log (WebhookSubscriptionCreated,
+ * Deleted, Paused), so every replica's state and the history know them. Their delivery state
+ * (checkpoint, last error) is the change feed's, read from its ledger.
+ */
+export class WebhookService {
+  constructor(
+    private readonly writer: CatalogWriter,
+    private readonly projections: ProjectionRegistry,
+    private readonly store: EventStore,
+    private readonly ledger: FeedLedger | null,
+    private readonly secretKey: string | undefined,
+  ) {}
+
+  private key(): string {
+    if (!this.secretKey) {
+      throw new CatalogError(ErrorCode.Unsupported, 'webhook subscriptions are not configured on this server: the operator sets WEBHOOK_SECRET_KEY (their signing secrets derive from it)');
+    }
+    return this.secretKey;
+  }
+
+  create(ctx: RequestContext, request: WebhookSubscriptionRequest) {
+    const key = this.key();
+    const subscriptionId = randomUUID();
+    const spec = {
+      subscriptionId,
+      url: request.url,
+      ...(request.eventTypes ? { eventTypes: request.eventTypes } : {}),
+      ...(request.namespace ? { namespace: request.namespace } : {}),
+      ...(request.fromRevision !== undefined ? { fromRevision: request.fromRevision } : {}),
+    };
+    return this.writer.execute(ctx, 'CreateWebhookSubscription', (view) => ({
+      events: decideCreateWebhookSubscription(view, spec),
+      result: (transactionId) => ({
+        ...subscriptionJson({ ...spec, createdAt: '', createdRevision: -1, status: 'active' }, ctx.delimiter),
+        // Answered once: the log never holds it, and it can be derived again only with the server's key.
+        secret: webhookSecret(key, ctx.database, subscriptionId),
+        transaction_id: transactionId,
+      }),
+    }));
+  }
+
+  delete(ctx: RequestContext, subscriptionId: string) {
+    return this.writer.execute(ctx, 'DeleteWebhookSubscription', (view) => ({
+      events: decideDeleteWebhookSubscription(view, subscriptionId),
+      result: (transactionId) => (transactionId ? { transaction_id: transactionId } : {}),
+    }));
+  }
+
+  /** The change feed gave up on its receiver: recorded as the server's own act. */
+  async pause(database: string, subscriptionId: string, reason: string, revision: number): Promise<void> {
+    await this.writer.execute({ database, context: {}, delimiter: '$', service: true }, 'PauseWebhookSubscription', (view) => ({
+      events: decidePauseWebhookSubscription(view, subscriptionId, reason, revision),
+      result: () => undefined,
+    }));
+  }
+
+  async list(ctx: RequestContext) {
+    const state = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    return { subscriptions: state.webhooks.all().sort((a, b) => a.createdRevision - b.createdRevision).map((s) => subscriptionJson(s, ctx.delimiter)) };
+  }
+
+  /** One subscription with its delivery: the revision it reached, its lag in events and seconds, its last error. */
+  async describe(ctx: RequestContext, subscriptionId: string) {
+    const state = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const s = state.webhooks.get(subscriptionId);
+    if (!s) throw webhookSubscriptionNotFound(subscriptionId);
+    const stream = catalogStreamOf(ctx.database);
+    const [head, checkpoint] = await Promise.all([
+      unavailableAs503(() => this.store.streamRevision(stream)),
+      this.ledger ? this.ledger.checkpoint(ctx.database, `webhook:${subscriptionId}`).catch(() => undefined) : Promise.resolve(undefined),
+    ]);
+    const delivered = checkpoint?.revision ?? (s.fromRevision ?? s.createdRevision + 1) - 1;
+    const lagEvents = Math.max(0, head - delivered);
+    let lagSeconds = 0;
+    if (lagEvents > 0) {
+      const [oldest] = await unavailableAs503(() => this.store.readStream(stream, { fromRevision: delivered + 1, maxCount: 1 }));
+      if (oldest) lagSeconds = Math.max(0, (Date.now() - oldest.created.getTime()) / 1000);
+    }
+    return {
+      ...subscriptionJson(s, ctx.delimiter),
+      delivered_revision: delivered,
+      head_revision: head,
+      lag_events: lagEvents,
+      lag_seconds: Math.round(lagSeconds * 1000) / 1000,
+      ...(checkpoint === undefined && this.ledger ? { delivery_state: 'unknown: Redis does not answer' } : {}),
+      ...(checkpoint?.lastError ? { last_error: checkpoint.lastError } : {}),
+      ...(checkpoint?.failingSince ? { failing_since: new Date(checkpoint.failingSince).toISOString() } : {}),
+    };
+  }
+}
+
+function subscriptionJson(s: WebhookSubscriptionState, delimiter: string) {
+  return {
+    subscription_id: s.subscriptionId,
+    url: s.url,
+    ...(s.eventTypes ? { event_types: s.eventTypes } : {}),
+    ...(s.namespace ? { namespace: s.namespace.join(delimiter) } : {}),
+    ...(s.fromRevision !== undefined ? { from_revision: s.fromRevision } : {}),
+    status: s.status,
+    ...(s.createdRevision >= 0 ? { created_at: s.createdAt, created_revision: s.createdRevision } : {}),
+    ...(s.createdBy ? { created_by: s.createdBy } : {}),
+    ...(s.paused ? { paused: { reason: s.paused.reason, at: s.paused.at, revision: s.paused.revision } } : {}),
+  };
+}

@@ -1,0 +1,56 @@
+import { AddressInfo } from 'node:net';
+import { Server, createServer } from 'node:http';
+import { WebhookRefusedError } from '@app/application';
+import { HttpWebhookDelivery } from '../src/change-feed/http-webhook-delivery';
+import { isPrivateAddress } from '../src/change-feed/network-guard';
+
+describe('webhook delivery', () => {
+  let server: Server;
+  let url: string;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      if (req.url === '/redirect') return void res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      if (req.url === '/slow') return void setTimeout(() => res.writeHead(204).end(), 700);
+      if (req.url === '/big') return void res.writeHead(500).end(Buffer.alloc(1024 * 1024));
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('refuses loopback, private, link-local and unique-local addresses, the metadata service among them', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', 'not-an-ip']) {
+      expect([a, isPrivateAddress(a)]).toEqual([a, true]);
+    }
+    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect([a, isPrivateAddress(a)]).toEqual([a, false]);
+  });
+
+  it('refuses a URL resolving to a private address at delivery unless private networks are allowed, and sends nothing', async () => {
+    const guarded = new HttpWebhookDelivery({ allowPrivateNetworks: false, timeoutMs: 1000 });
+    const before = seen.length;
+    await expect(guarded.post(`${url}/in`, '{}', {})).rejects.toBeInstanceOf(WebhookRefusedError);
+    await expect(guarded.post(`http://localhost:${new URL(url).port}/in`, '{}', {})).rejects.toThrow(/loopback, private or link-local/);
+    await expect(guarded.post('http://[::ffff:127.0.0.1]:9/in', '{}', {})).rejects.toBeInstanceOf(WebhookRefusedError);
+    expect(seen.length).toBe(before);
+    const open = new HttpWebhookDelivery({ allowPrivateNetworks: true, timeoutMs: 1000 });
+    await open.post(`${url}/in`, '{}', {});
+    expect(seen.at(-1)).toBe('/in');
+    guarded.close();
+    open.close();
+  });
+
+  it('follows no redirect, keeps to its deadline and reads a bounded answer', async () => {
+    const open = new HttpWebhookDelivery({ allowPrivateNetworks: true, timeoutMs: 300 });
+    await expect(open.post(`${url}/redirect`, '{}', {})).rejects.toThrow(/302 \(redirects are not followed\)/);
+    await expect(open.post(`${url}/slow`, '{}', {})).rejects.toThrow(/no answer within 300 ms/);
+    await expect(open.post(`${url}/big`, '{}', {})).rejects.toThrow(/500/);
+    expect(seen).not.toContain('/latest/meta-data/');
+    open.close();
+  });
+});

@@ -1,0 +1,181 @@
+import { CloudEvent } from 'cloudevents';
+import { Webhook } from 'standardwebhooks';
+import * as lancedb from '@lancedb/lancedb';
+import { Api } from '../support/http';
+import { StoredMessage, eventually, jetStreamMessages } from '../support/jetstream';
+import { NatsServer, startNats } from '../support/nats';
+import { RunningServer, startServer, tempDataDir } from '../support/server';
+import { WebhookReceiver, startWebhookReceiver } from '../support/webhook-receiver';
+
+const STREAM = 'FEED_TEST';
+const DATABASE = 'default';
+
+/** The CloudEvents a receiver holds for one path, parsed (and checked against the spec by the package). */
+function delivered(receiver: WebhookReceiver, path: string) {
+  return receiver.received.filter((r) => r.path === path);
+}
+
+/** Revisions 0..head, each exactly once and in order, whatever repeats at-least-once delivery added. */
+function inOrderOnce(revisions: number[]): number[] {
+  const out: number[] = [];
+  for (const r of revisions) if (r === out.length) out.push(r);
+  else if (r >= out.length) return [...out, -r];
+  return out;
+}
+
+describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () => {
+  const dataDir = tempDataDir();
+  let nats: NatsServer;
+  let receiver: WebhookReceiver;
+  let a: RunningServer;
+  let b: RunningServer;
+  let api: Api;
+  // Replicas of one deployment share QUEUE_PREFIX: the change feed's leases and checkpoints live under it.
+  const prefix = `feed-${process.pid}-${Date.now()}`;
+  const env = () => ({
+    QUEUE_PREFIX: prefix,
+    CHANGE_FEED_NATS_URL: nats.url,
+    CHANGE_FEED_NATS_STREAM: STREAM,
+    CHANGE_FEED_LEASE_SECONDS: '1',
+    WEBHOOK_SECRET_KEY: 'a-test-key-of-at-least-thirty-two-characters',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_GIVE_UP_SECONDS: '3',
+    DATA_PLANE_PROCESSES: '0',
+  });
+
+  const head = async () => (await api.get('/v1/history/database?limit=1')).body.head as number;
+  const stored = () => jetStreamMessages(nats.url, STREAM, DATABASE);
+  const allStored = async () => {
+    const h = await head();
+    return eventually(stored, (m) => inOrderOnce(m.map((x) => x.event.sequence as number)).length === h + 1, 30_000);
+  };
+
+  beforeAll(async () => {
+    [nats, receiver] = await Promise.all([startNats(), startWebhookReceiver()]);
+    [a, b] = await Promise.all([startServer({ dataDir, entry: 'api', env: env() }), startServer({ dataDir, entry: 'api', env: env() })]);
+    api = new Api(a.url);
+  });
+
+  afterAll(async () => {
+    if (process.env.FEED_DEBUG) console.log(a.output().split('\n').filter((l) => l.includes('change-feed')).join('\n'), '\n-----\n', b.output().split('\n').filter((l) => l.includes('change-feed')).join('\n'));
+    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all([nats?.stop(), receiver?.close()]);
+  });
+
+  let secret: string;
+
+  it('publishes every event of the log to JetStream as a valid CloudEvent, in order, with its id as Nats-Msg-Id', async () => {
+    expect((await api.post('/v1/namespace/feed/create', {})).status).toBe(200);
+    const db = await lancedb.connectNamespace('rest', { uri: a.url });
+    const table = await db.createTable('t', [{ id: 1, v: [1, 2] }], ['feed']);
+    for (let i = 2; i <= 4; i++) await table.add([{ id: i, v: [i, i] }]);
+    table.close();
+    db.close();
+    const messages = await allStored();
+    const h = await head();
+    expect(messages.map((m) => m.event.sequence)).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
+    const history = (await api.get(`/v1/history/database?limit=1000`)).body.events as Array<{ revision: number; type: string; transaction_id: string }>;
+    for (const m of messages) {
+      const event = new CloudEvent(m.event as never);
+      expect(event.validate()).toBe(true);
+      const entry = history[m.event.sequence as number];
+      expect(m.event).toMatchObject({
+        specversion: '1.0',
+        id: `${DATABASE}:${entry.revision}`,
+        source: `/databases/${DATABASE}`,
+        type: `lance.catalog.${entry.type}`,
+        datacontenttype: 'application/json',
+      });
+      expect((m.event.data as { transaction_id: string }).transaction_id).toBe(entry.transaction_id);
+      expect(m.msgId).toBe(m.event.id);
+      expect(m.subject).toBe(`lance.catalog.${DATABASE}.${entry.type}`);
+      expect(m.contentType).toBe('application/cloudevents+json');
+    }
+    const version = messages.find((m) => m.event.type === 'lance.catalog.TableVersionCreated')!;
+    expect(version.event.subject).toBe('feed$t');
+    expect(typeof version.event.time).toBe('string');
+  });
+
+  it('delivers a subscription created from revision 0 the whole history, signed per Standard Webhooks, in order', async () => {
+    const created = await api.post('/v1/subscriptions/create', { url: `${receiver.url}/all`, from_revision: 0 });
+    expect(created.status).toBe(200);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    secret = created.body.secret;
+    const h = await head();
+    const got = await eventually(async () => delivered(receiver, '/all'), (d) => d.length >= h + 1);
+    const verifier = new Webhook(secret);
+    const revisions = got.map((r) => {
+      const event = verifier.verify(r.body, r.headers as Record<string, string>) as Record<string, unknown>;
+      expect(new CloudEvent(event as never).validate()).toBe(true);
+      expect(r.headers['content-type']).toMatch(/^application\/cloudevents\+json/);
+      expect(r.headers['webhook-id']).toBe(event.id);
+      return event.sequence as number;
+    });
+    expect(revisions.slice(0, h + 1)).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
+    // A signature made with another secret does not verify.
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(got[0].body, got[0].headers as Record<string, string>)).toThrow();
+    // The secret is answered once: never listed, described or in the log.
+    const listed = await api.post('/v1/subscriptions/list', {});
+    expect(listed.body.subscriptions.map((s: { url: string }) => s.url)).toContain(`${receiver.url}/all`);
+    const log = (await api.get('/v1/history/database?limit=1000')).text;
+    expect(log).toContain('WebhookSubscriptionCreated');
+    expect(log + listed.text).not.toContain(secret.slice(6));
+  });
+
+  it('retries while the receiver fails, then delivers everything in order; describe tells the lag and the last error', async () => {
+    const created = await api.post('/v1/subscriptions/create', { url: `${receiver.url}/flaky`, event_types: ['NamespaceCreated'] });
+    const id = created.body.subscription_id as string;
+    receiver.failing.add('/flaky');
+    for (let i = 0; i < 3; i++) expect((await api.post(`/v1/namespace/flaky${i}/create`, {})).status).toBe(200);
+    const failing = await eventually(
+      () => api.post('/v1/subscriptions/describe', { subscription_id: id }),
+      (r) => r.body.last_error !== undefined,
+    );
+    expect(failing.body).toMatchObject({ status: 'active', last_error: expect.stringContaining('500') });
+    expect(failing.body.lag_events).toBeGreaterThan(0);
+    expect(receiver.refused).toBeGreaterThan(0);
+    receiver.failing.delete('/flaky');
+    const got = await eventually(async () => delivered(receiver, '/flaky'), (d) => d.length >= 3);
+    expect(got.map((r) => JSON.parse(r.body).data.data.namespace[0])).toEqual(['flaky0', 'flaky1', 'flaky2']);
+    const caughtUp = await eventually(
+      () => api.post('/v1/subscriptions/describe', { subscription_id: id }),
+      (r) => r.body.last_error === undefined && r.body.lag_events === 0,
+    );
+    expect(caughtUp.body).toMatchObject({ lag_events: 0, status: 'active' });
+  });
+
+  it('pauses a subscription whose receiver fails for longer than WEBHOOK_GIVE_UP_SECONDS, and says so', async () => {
+    receiver.failing.add('/down');
+    const created = await api.post('/v1/subscriptions/create', { url: `${receiver.url}/down`, from_revision: 0 });
+    const id = created.body.subscription_id as string;
+    const paused = await eventually(() => api.post('/v1/subscriptions/describe', { subscription_id: id }), (r) => r.body.status === 'paused', 20_000);
+    expect(paused.body.paused).toMatchObject({ revision: 0, reason: expect.stringContaining('WEBHOOK_GIVE_UP_SECONDS') });
+    const history = (await api.get('/v1/history/database?limit=1000')).body.events as Array<{ type: string; data: { subscriptionId?: string } }>;
+    expect(history.some((e) => e.type === 'WebhookSubscriptionPaused' && e.data.subscriptionId === id)).toBe(true);
+    expect((await api.post('/v1/subscriptions/delete', { subscription_id: id })).status).toBe(200);
+    expect((await api.post('/v1/subscriptions/describe', { subscription_id: id })).status).toBe(400);
+  });
+
+  it('resumes after NATS restarts and after the publishing replica is SIGKILLed, with no gap and no duplicate message', async () => {
+    await nats.restart();
+    for (let i = 0; i < 5; i++) expect((await api.post(`/v1/namespace/after-nats${i}/create`, {})).status).toBe(200);
+    await allStored();
+    // Whichever replica publishes is killed; the other takes the lease over once it runs out.
+    const holder = /publishing from this replica/.test(a.output()) ? a : b;
+    const other = holder === a ? b : a;
+    api = new Api(other.url);
+    await holder.kill9();
+    const writes = Array.from({ length: 20 }, (_, i) => api.post(`/v1/namespace/after-kill${i}/create`, {}));
+    expect((await Promise.all(writes)).map((r) => r.status)).toEqual(Array(20).fill(200));
+    await nats.restart();
+    const messages = await allStored();
+    const h = await head();
+    // JetStream dropped every republished message as a duplicate: each revision once, in order.
+    expect(messages.map((m: StoredMessage) => m.event.sequence)).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
+    const all = await eventually(async () => delivered(receiver, '/all'), (d) => inOrderOnce(d.map((r) => JSON.parse(r.body).sequence)).length === h + 1);
+    expect(inOrderOnce(all.map((r) => JSON.parse(r.body).sequence))).toHaveLength(h + 1);
+    const metrics = (await api.get('/metrics')).text;
+    expect(metrics).toMatch(/lance_catalog_change_feed_lag_events\{sink="nats"\} 0/);
+    expect(metrics).toMatch(/lance_catalog_change_feed_published_total\{sink="webhook"\} \d+/);
+  });
+});
