@@ -18,6 +18,8 @@ const ignored = ['/node_modules/', '/dist/'];
 if (!process.env.EVENTSTORE_URL) ignored.push('/esdb\\.[^/]*\\.spec\\.ts$');
 // The operator's command at full size and on S3 runs in `npm run check:operator`, outside npm test's budget.
 if (process.env.OPERATOR_CHECK_FULL !== '1') ignored.push('/operator-s3\\.e2e\\.spec\\.ts$');
+// The change feed under its full set of faults runs in `npm run check:change-feed`.
+if (process.env.CHANGE_FEED_CHECK_FULL !== '1') ignored.push('/change-feed-full\\.e2e\\.spec\\.ts$');
 
 module.exports = {
   rootDir: __dirname,

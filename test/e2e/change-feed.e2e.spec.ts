@@ -174,6 +174,11 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
     expect(messages.map((m: StoredMessage) => m.event.sequence)).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
     const all = await eventually(async () => delivered(receiver, '/all'), (d) => inOrderOnce(d.map((r) => JSON.parse(r.body).sequence)).length === h + 1);
     expect(inOrderOnce(all.map((r) => JSON.parse(r.body).sequence))).toHaveLength(h + 1);
+    // Another database's events go to its own subjects, and never to this database's subscriptions.
+    expect((await api.post('/v1/namespace/theirs/create', {}, { 'x-lance-database': 'elsewhere' })).status).toBe(200);
+    const theirs = await eventually(() => jetStreamMessages(nats.url, STREAM, 'elsewhere'), (m) => m.length === 1);
+    expect(theirs.map((m) => [m.subject, m.event.id, m.event.source])).toEqual([['lance.catalog.elsewhere.NamespaceCreated', 'elsewhere:0', '/databases/elsewhere']]);
+    expect(receiver.received.some((r) => JSON.parse(r.body).source !== `/databases/${DATABASE}`)).toBe(false);
     const metrics = (await api.get('/metrics')).text;
     expect(metrics).toMatch(/lance_catalog_change_feed_lag_events\{sink="nats"\} 0/);
     expect(metrics).toMatch(/lance_catalog_change_feed_published_total\{sink="webhook"\} \d+/);

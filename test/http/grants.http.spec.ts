@@ -238,4 +238,17 @@ describe('grants on namespaces and tables', () => {
     expect(await db.tableNames(['raw'])).toEqual(['r2', 'vectors']);
     await expect(db.tableNames(['finance'])).rejects.toThrow(/404|not exist|not found/i);
   }, 60_000);
+
+  it('keeps webhook subscriptions to admins of the database, and refuses to create them where no WEBHOOK_SECRET_KEY is set', async () => {
+    const body = { url: 'https://hooks.example.com/in' };
+    // bob administers features.v1, cleo may write the database: neither administers the database.
+    for (const caller of [bob, cleo]) {
+      expect((await caller.post('/v1/subscriptions/create', body)).status).toBe(403);
+      expect((await caller.post('/v1/subscriptions/list', {})).status).toBe(403);
+    }
+    const refused = await root.post('/v1/subscriptions/create', body);
+    expect(refused.status).toBe(406);
+    expect(refused.body.error).toMatch(/WEBHOOK_SECRET_KEY/);
+    expect((await root.post('/v1/subscriptions/list', {})).body).toEqual({ subscriptions: [] });
+  });
 });
