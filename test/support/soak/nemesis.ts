@@ -1,7 +1,10 @@
 import { Rng } from '../fuzz/rng';
 import { Cluster, Node } from './topology';
 
-export const FAULT_KINDS = ['kill-api', 'kill-worker', 'restart-redis', 'restart-postgres', 'stop-swift', 'pause-replica'] as const;
+const CLUSTER_FAULT_KINDS = ['kill-api', 'kill-worker', 'restart-redis', 'restart-postgres', 'stop-swift', 'pause-replica'] as const;
+/** The change feed's own destinations: their faults come on a schedule of their own, beside the cluster's. */
+const FEED_FAULT_KINDS = ['restart-nats', 'fail-receiver'] as const;
+export const FAULT_KINDS = [...CLUSTER_FAULT_KINDS, ...FEED_FAULT_KINDS] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Fault {
@@ -17,22 +20,28 @@ export interface Fault {
 /**
  * The faults of a run, from its seed alone: kinds come in rounds, each round every kind once in
  * an order drawn from the seed, so a short run still meets every kind; starts are 3 to 6 s
- * apart, from `warmupMs` until `untilMs`.
+ * apart, from `warmupMs` until `untilMs`. The change feed's destinations (NATS, the webhook
+ * receiver) get a second such schedule of their own, overlapping the cluster's, 4 to 8 s apart.
  */
 export function faultSchedule(seed: number, warmupMs: number, untilMs: number): Fault[] {
-  const rng = new Rng(seed ^ 0x50a4);
+  const cluster = rounds(new Rng(seed ^ 0x50a4), CLUSTER_FAULT_KINDS, warmupMs, untilMs, [3000, 6000]);
+  const feed = rounds(new Rng(seed ^ 0xfeed), FEED_FAULT_KINDS, warmupMs + 1000, untilMs, [4000, 8000]);
+  return [...cluster, ...feed].sort((a, b) => a.atMs - b.atMs);
+}
+
+function rounds(rng: Rng, kinds: readonly FaultKind[], warmupMs: number, untilMs: number, gapMs: [number, number]): Fault[] {
   const faults: Fault[] = [];
   let at = warmupMs;
   while (at < untilMs) {
-    const round = [...FAULT_KINDS];
+    const round = [...kinds];
     for (let i = round.length - 1; i > 0; i--) {
       const j = rng.int(0, i);
       [round[i], round[j]] = [round[j], round[i]];
     }
     for (const kind of round) {
       if (at >= untilMs) break;
-      faults.push({ atMs: at, kind, target: rng.int(0, kind === 'pause-replica' ? 3 : 1), downMs: rng.int(500, kind === 'pause-replica' ? 4000 : 3000) });
-      at += rng.int(3000, 6000);
+      faults.push({ atMs: at, kind, target: rng.int(0, kind === 'pause-replica' ? 3 : 1), downMs: rng.int(500, kind === 'pause-replica' ? 4000 : kind === 'fail-receiver' ? 6000 : 3000) });
+      at += rng.int(gapMs[0], gapMs[1]);
     }
   }
   return faults;
@@ -103,5 +112,9 @@ function action(cluster: Cluster, fault: Fault): [string, () => Promise<void>] {
       return ['postgres', () => cluster.restartPostgres(fault.downMs)];
     case 'stop-swift':
       return ['swift', () => cluster.stopStartSwift(fault.downMs)];
+    case 'restart-nats':
+      return ['nats', () => cluster.restartNats(fault.downMs)];
+    case 'fail-receiver':
+      return ['receiver', () => cluster.failReceiver(fault.downMs)];
   }
 }

@@ -1,4 +1,5 @@
 import { Verdict } from './checker';
+import { FeedVerdict } from './feed-check';
 import { FAULT_KINDS, FaultRecord } from './nemesis';
 import { Observer, TRAIL_MS, UnexpectedAnswer } from './observer';
 
@@ -16,11 +17,13 @@ export interface SoakResult {
   opsPerSecond: number;
   longestUnavailableMs: number;
   verdict: Verdict;
+  /** What reached the change feed's sinks. */
+  feed: FeedVerdict;
   /** Everything the checker or the observer found wrong, for a failing test to show. */
   problems: string[];
 }
 
-export function summarise(seed: number, seconds: number, wallSeconds: number, obs: Observer, faults: FaultRecord[], verdict: Verdict, crashes: string[]): SoakResult {
+export function summarise(seed: number, seconds: number, wallSeconds: number, obs: Observer, faults: FaultRecord[], verdict: Verdict, crashes: string[], feed: FeedVerdict): SoakResult {
   const faultsByKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, faults.filter((f) => f.kind === k && !f.error).length]));
   const lost = verdict.lost.length;
   const problems = [
@@ -34,6 +37,7 @@ export function summarise(seed: number, seconds: number, wallSeconds: number, ob
     ...(verdict.digestMismatch ? [`digests differ: ${verdict.digestMismatch}`] : []),
     ...faults.filter((f) => f.error).map((f) => `fault ${f.kind} at ${f.atMs} ms did not complete: ${f.error}`),
     ...obs.unexpected.map((u) => unexpectedWithContext(u, faults)),
+    ...feed.problems,
   ];
   return {
     seed,
@@ -49,6 +53,7 @@ export function summarise(seed: number, seconds: number, wallSeconds: number, ob
     opsPerSecond: obs.operations / seconds,
     longestUnavailableMs: obs.longestUnavailableMs,
     verdict,
+    feed,
     problems,
   };
 }
@@ -80,6 +85,9 @@ export function formatReport(r: SoakResult, obs: Observer): string {
     lines.push(`problems (${r.problems.length}, first 40):`);
     lines.push(...r.problems.slice(0, 40).map((p) => `  ${p}`));
   }
-  lines.push(`acknowledged ${r.acknowledged}, lost ${r.lost}, faults ${r.faults}, unexpected 5xx ${r.unexpected}`);
+  lines.push(
+    `acknowledged ${r.acknowledged}, lost ${r.lost}, faults ${r.faults}, unexpected 5xx ${r.unexpected}, ` +
+      `events published ${r.feed.revisions}: NATS ${r.feed.nats}, webhook ${r.feed.webhook} (${r.feed.webhookRepeats} repeated), lost ${r.feed.revisions - Math.min(r.feed.nats, r.feed.webhook)}`,
+  );
   return lines.join('\n');
 }

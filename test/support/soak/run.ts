@@ -12,7 +12,8 @@ import { createLancedbTable, lancedbClient } from './load-lancedb';
 import { FaultRecord, faultSchedule, runNemesis } from './nemesis';
 import { Observer } from './observer';
 import { SoakResult, formatReport, summarise } from './report';
-import { BUCKET, Cluster, SOAK_KEY } from './topology';
+import { BUCKET, Cluster, FEED_STREAM, SOAK_KEY } from './topology';
+import { FeedVerdict, checkFeed } from './feed-check';
 
 export interface SoakOptions {
   seed: number;
@@ -26,6 +27,8 @@ const RACED = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7'];
 const BATCHED = ['s0', 's1'];
 const DATA = ['d0', 'd1'];
 const CLIENTS = ['l0', 'l1'];
+/** Where the receiver takes the run's one webhook subscription (every event, from revision 0). */
+const FEED_PATH = '/soak';
 
 /** Starts the cluster, drives load and faults for `seconds`, checks, stops; the report's last line is the verdict. */
 export async function runSoak(options: SoakOptions): Promise<{ result: SoakResult; report: string }> {
@@ -36,7 +39,7 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
     await cluster.start();
     log(`soak: cluster up at ${cluster.url} in ${((Date.now() - wallStart) / 1000).toFixed(1)} s`);
     const api = new Api(cluster.url, { 'x-api-key': SOAK_KEY });
-    const keys = await setUp(api, cluster.url);
+    const { keys, secret } = await setUp(api, cluster.url, `${cluster.receiver.url}${FEED_PATH}`);
     const obs = new Observer();
     const ledger = new Ledger();
     const loadEnds = Date.now() + seconds * 1000;
@@ -65,7 +68,14 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
       ...emptyVerdict(),
       error: String((e as Error)?.stack ?? e),
     }));
-    const result = summarise(seed, Math.round(loadSeconds), (Date.now() - wallStart) / 1000, obs, faults, verdict, cluster.crashes);
+    const feed: FeedVerdict = await checkFeed(api, { url: cluster.nats.url, stream: FEED_STREAM }, cluster.receiver, FEED_PATH, secret, 120_000).catch((e) => ({
+      revisions: 0,
+      nats: 0,
+      webhook: 0,
+      webhookRepeats: 0,
+      problems: [`change feed: the check did not finish: ${String(e)}`],
+    }));
+    const result = summarise(seed, Math.round(loadSeconds), (Date.now() - wallStart) / 1000, obs, faults, verdict, cluster.crashes, feed);
     if ((result.problems.length || verdict.failed.length) && options.logFile) {
       const nodes = [...cluster.apis, ...cluster.workers].map((n) => `==== ${n.name}\n${n.server.output()}`);
       writeFileSync(options.logFile, [...cluster.pastOutput, ...nodes].join('\n\n'));
@@ -77,21 +87,22 @@ export async function runSoak(options: SoakOptions): Promise<{ result: SoakResul
   }
 }
 
-/** The tables the load works on, made before any fault: their key prefixes in the bucket. */
-async function setUp(api: Api, url: string): Promise<Map<string, string>> {
+/** The tables the load works on, made before any fault (their key prefixes in the bucket), and the webhook subscription's secret. */
+async function setUp(api: Api, url: string, webhookUrl: string): Promise<{ keys: Map<string, string>; secret: string }> {
   const ok = (what: string, send: () => Promise<{ status: number; body: any }>) =>
     settled(what, async () => {
       const r = await send();
       if (r.status !== 200) throw new Error(`${r.status} ${JSON.stringify(r.body)}`);
       return r.body;
     });
+  const { secret } = await ok('webhook subscription', () => api.post('/v1/subscriptions/create', { url: webhookUrl, from_revision: 0 }));
   await ok('namespace', () => api.post(`/v1/namespace/${NS}/create`, {}));
   for (const t of [...RACED, ...BATCHED]) await ok(`declare ${t}`, () => api.post(`${tablePath(t)}/declare`, {}));
   for (const t of DATA) await ok(`create ${t}`, () => api.send('POST', `${tablePath(t)}/create`, arrowStream(sampleTable(0, 50)), ARROW_STREAM));
   for (const t of CLIENTS) await createLancedbTable(url, SOAK_KEY, t);
   const keys = new Map<string, string>();
   for (const t of [...RACED, ...BATCHED, ...DATA, ...CLIENTS]) keys.set(t, keyOf((await ok(`describe ${t}`, () => api.post(`${tablePath(t)}/describe`, {}))).location, BUCKET));
-  return keys;
+  return { keys, secret };
 }
 
 

@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { RunningBalancer, freePort, startNginx } from '../nginx';
 import { RunningServer, startServer, tempDataDir } from '../server';
 import { SwiftServer, startSwift } from '../swift';
+import { NatsServer, startNats } from '../nats';
+import { WebhookReceiver, startWebhookReceiver } from '../webhook-receiver';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startPostgres, startRedis, traversable } = require('../services');
 
 export const SOAK_KEY = 'soak-admin-key-0123456789abcdef';
 export const BUCKET = 'warehouse';
+/** The JetStream stream the cluster's change feed publishes to. */
+export const FEED_STREAM = 'SOAK_FEED';
 
 interface Service {
   url: string;
@@ -28,13 +32,16 @@ export interface Node {
 /**
  * The soak's deployment: two API replicas and two workers behind nginx, each with a data directory
  * of its own, over a PostgreSQL and a Redis of the run's own (restartable on their ports and
- * directories) and the S3 warehouse on Swift. Everything a fault needs to stop and start is here.
+ * directories) and the S3 warehouse on Swift; its change feed goes to a NATS JetStream of the run's
+ * own and to a webhook receiver. Everything a fault needs to stop and start is here.
  */
 export class Cluster {
   apis: Node[] = [];
   workers: Node[] = [];
   lb!: RunningBalancer;
   swift!: SwiftServer;
+  nats!: NatsServer;
+  receiver!: WebhookReceiver;
   private redis!: Service;
   private postgres!: Service;
   private env: Record<string, string> = {};
@@ -57,15 +64,19 @@ export class Cluster {
     mkdirSync(pgDir, { recursive: true });
     traversable(pgDir);
     // Whatever started is stopped by `stop`, even when another failed.
-    const [swift, redis, postgres] = await Promise.allSettled([
+    const [swift, redis, postgres, nats, receiver] = await Promise.allSettled([
       startSwift(),
       startRedis(join(this.dir, 'redis'), { port: await freePort(), persist: true }),
       startPostgres(pgDir),
+      startNats(),
+      startWebhookReceiver(),
     ]);
     if (swift.status === 'fulfilled') this.swift = swift.value;
     if (redis.status === 'fulfilled') this.redis = redis.value;
     if (postgres.status === 'fulfilled') this.postgres = postgres.value;
-    for (const r of [swift, redis, postgres]) if (r.status === 'rejected') throw r.reason;
+    if (nats.status === 'fulfilled') this.nats = nats.value;
+    if (receiver.status === 'fulfilled') this.receiver = receiver.value;
+    for (const r of [swift, redis, postgres, nats, receiver]) if (r.status === 'rejected') throw r.reason;
     await this.swift.createBucket(BUCKET);
     this.env = {
       ...this.swift.awsEnv(),
@@ -83,6 +94,13 @@ export class Cluster {
       JOB_UNAVAILABLE_BASE_DELAY_MS: '500',
       DATA_PLANE_PROCESSES: '1',
       ACCESS_LOG: 'errors',
+      CHANGE_FEED_NATS_URL: this.nats.url,
+      CHANGE_FEED_NATS_STREAM: FEED_STREAM,
+      // A killed or paused publisher is taken over within 3 s.
+      CHANGE_FEED_LEASE_SECONDS: '3',
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_GIVE_UP_SECONDS: '3600',
     };
     const ports = [await freePort()];
     while (ports.length < 2) {
@@ -149,6 +167,21 @@ export class Cluster {
     this.postgres = await startPostgres(join(this.dir, 'postgresql'), { port });
   }
 
+  /** SIGKILL, then NATS again on its port and store: JetStream keeps what it had stored. */
+  async restartNats(downMs: number): Promise<void> {
+    await this.nats.restart(downMs);
+  }
+
+  /** The webhook receiver answers 500 to everything for `ms`. */
+  async failReceiver(ms: number): Promise<void> {
+    this.receiver.failing.add('*');
+    try {
+      await new Promise((r) => setTimeout(r, ms));
+    } finally {
+      this.receiver.failing.delete('*');
+    }
+  }
+
   async stopStartSwift(downMs: number): Promise<void> {
     await this.swift.pause();
     await new Promise((r) => setTimeout(r, downMs));
@@ -161,6 +194,6 @@ export class Cluster {
     await Promise.all(this.workers.map((w) => w.server.kill9()));
     await this.lb?.stop();
     await Promise.all(this.apis.map((a) => a.server.kill9()));
-    await Promise.all([this.swift?.stop(), this.redis?.stop(), this.postgres?.stop()]);
+    await Promise.all([this.swift?.stop(), this.redis?.stop(), this.postgres?.stop(), this.nats?.stop(), this.receiver?.close()]);
   }
 }

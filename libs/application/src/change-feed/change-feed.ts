@@ -148,6 +148,12 @@ export class ChangeFeed {
  */
 class DatabaseFeed {
   held = false;
+  /**
+   * When the lease ends by this process's clock if it is not renewed: counted from before the
+   * renewal was asked, so never later than Redis's own expiry. A process that was stopped (SIGSTOP,
+   * a long pause) finds it passed and publishes nothing more until it holds the lease again.
+   */
+  private heldUntil = 0;
   private readonly runners = new Map<string, SinkRunner>();
   private timer?: NodeJS.Timeout;
   private closed = false;
@@ -186,6 +192,7 @@ class DatabaseFeed {
     if (this.closed) return;
     // A renewal that took longer than the lease is worth nothing: another replica may hold it now.
     if (ok && Date.now() - renewedAt >= this.options.leaseMs) ok = false;
+    if (ok) this.heldUntil = renewedAt + this.options.leaseMs;
     if (ok && !this.held) {
       this.held = true;
       this.options.log('info', `change feed of '${this.database}': publishing from this replica`);
@@ -200,7 +207,8 @@ class DatabaseFeed {
   lose(): void {
     if (!this.held) return;
     this.held = false;
-    for (const r of this.runners.values()) r.stop();
+    this.heldUntil = 0;
+    for (const r of this.runners.values()) void r.stop();
     this.runners.clear();
   }
 
@@ -251,7 +259,10 @@ class DatabaseFeed {
     for (const name of gone) await this.ledger.forget(this.database, name).catch(() => undefined);
     for (const [name, target] of wanted) {
       if (this.runners.has(name)) continue;
-      const runner = new SinkRunner(this.database, catalogStreamOf(this.database), target(), this.store, this.ledger, this.options, () => this.lose());
+      const runner = new SinkRunner(this.database, catalogStreamOf(this.database), target(), this.store, this.ledger, this.options, {
+        valid: () => this.held && Date.now() < this.heldUntil,
+        lost: () => this.lose(),
+      });
       this.runners.set(name, runner);
       runner.start();
     }

@@ -12,8 +12,11 @@ export interface SinkTarget {
   readonly name: string;
   /** The revision before the first one it is to get when it has no checkpoint yet (-1: the whole log). */
   start(): Promise<number>;
-  /** Delivers in order; says how many leading events went through, and why it stopped short. */
-  deliver(events: readonly RecordedEvent[]): Promise<PublishOutcome>;
+  /**
+   * Delivers in order; says how many leading events went through, and why it stopped short. Stops
+   * (without an error) once `valid` answers false: the lease may be another replica's by now.
+   */
+  deliver(events: readonly RecordedEvent[], valid: () => boolean): Promise<PublishOutcome>;
   /** Pauses between attempts while it fails: from `min`, doubling up to `max`. */
   readonly backoffMs?: { min: number; max: number };
   /** Asked after each failure: true when the target gives up (and has recorded so); the runner then stops. */
@@ -49,7 +52,7 @@ export class SinkRunner {
     private readonly store: EventStore,
     private readonly ledger: FeedLedger,
     private readonly options: { owner: string; log: (level: 'info' | 'warn' | 'error', message: string) => void },
-    private readonly onLost: () => void,
+    private readonly lease: { valid: () => boolean; lost: () => void },
   ) {}
 
   start(): void {
@@ -111,7 +114,13 @@ export class SinkRunner {
       }
       if (batch[batch.length - 1].revision > this.head) this.head = batch[batch.length - 1].revision;
       this.pendingSince = batch[0].created.getTime();
-      const outcome = await this.target.deliver(batch).catch((error: unknown) => ({ published: 0, error }));
+      if (!this.lease.valid()) {
+        // Not renewed in time (this process was stopped, or Redis is slow): the renewal decides.
+        await this.sleep(RETRY_MS);
+        continue;
+      }
+      const valid = () => !this.stopped && this.lease.valid();
+      const outcome = await this.target.deliver(batch, valid).catch((error: unknown) => ({ published: 0, error }));
       if (outcome.published > 0) {
         this.next = batch[outcome.published - 1].revision + 1;
         this.published += outcome.published;
@@ -130,7 +139,7 @@ export class SinkRunner {
       if (!held) {
         this.options.log('warn', `change feed of '${this.database}': another replica holds the lease; ${this.target.name} stops here`);
         this.stopped = true;
-        this.onLost();
+        this.lease.lost();
         return;
       }
       if (outcome.error === undefined) {

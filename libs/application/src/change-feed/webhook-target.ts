@@ -38,8 +38,9 @@ export class WebhookTarget implements SinkTarget {
     return (this.subscription.fromRevision ?? this.subscription.createdRevision + 1) - 1;
   }
 
-  async deliver(events: readonly RecordedEvent[]): Promise<PublishOutcome> {
+  async deliver(events: readonly RecordedEvent[], valid: () => boolean): Promise<PublishOutcome> {
     for (let i = 0; i < events.length; i++) {
+      if (!valid()) return { published: i };
       const e = events[i];
       if (!subscriptionTakes(this.subscription, e)) continue;
       const event = toCloudEvent(this.database, e);
