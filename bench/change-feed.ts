@@ -5,13 +5,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { JsMsg, NatsConnection, connect, consumerOpts } from 'nats';
-import { closeClient, post, report, scratchDir, send, stagingManifestName, startServer } from './support';
+import { closeClient, cpuOf, post, report, scratchDir, send, stagingManifestName, startServer } from './support';
 
 /**
  * The change feed to NATS JetStream: the lag from a commit's answer (version/create, answered
  * once its TableVersionCreated is durable) to its event in JetStream as a consumer of the stream
  * gets it, at BENCH_FEED_RATE commits a second (1,000) for BENCH_SECONDS (10) over BENCH_TABLES
- * tables; then the publisher's events a second catching up a backlog of BENCH_FEED_BACKLOG events
+ * tables, and the server CPU a commit costs with it and without (the same load on a server without
+ * a feed, in BENCH_ROUNDS turns each); then the publisher's events a second catching up a backlog of BENCH_FEED_BACKLOG events
  * (NATS stopped while they were appended), against how fast the log itself reads them back (the
  * embedded store's readStream, in the publisher's pages of 256).
  */
@@ -19,6 +20,8 @@ const RATE = Number(process.env.BENCH_FEED_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const TABLES = Number(process.env.BENCH_TABLES ?? 16);
 const BACKLOG = Number(process.env.BENCH_FEED_BACKLOG ?? 20_000);
+/** The seconds are cut in this many turns, each a turn without the feed then one with it. */
+const TURNS = Number(process.env.BENCH_ROUNDS ?? 5);
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const STREAM = 'BENCH_FEED';
 const MANIFEST = 'x'.repeat(4096);
@@ -64,10 +67,53 @@ async function follow(nc: NatsConnection, seen: Map<string, number>): Promise<()
   return () => subscription.unsubscribe();
 }
 
+/** Declares TABLES tables; the i-th commit writes a staging manifest and commits it as the next version of a table drawn at random. */
+async function commitsTo(url: string): Promise<() => Promise<{ key: string; answered: number }>> {
+  await post(`${url}/v1/namespace/c/create`, {});
+  const locations: string[] = [];
+  for (let t = 0; t < TABLES; t++) locations.push((await post(`${url}/v1/table/c%24t${t}/declare`, {})).location);
+  for (const location of locations) mkdirSync(versionsDir(location), { recursive: true });
+  const versions = new Array(TABLES).fill(0);
+  return async () => {
+    const t = Math.floor(Math.random() * TABLES);
+    const version = ++versions[t];
+    const staging = join(versionsDir(locations[t]), stagingManifestName(version));
+    writeFileSync(staging, MANIFEST);
+    const res = await send(`${url}/v1/table/c%24t${t}/version/create`, 'application/json', Buffer.from(JSON.stringify({ version, manifest_path: staging.slice(1) })));
+    const answered = performance.now();
+    if (res.status !== 200) throw new Error(`version/create: ${res.status} ${res.body.toString()}`);
+    return { key: `c$t${t}@${version}`, answered };
+  };
+}
+
+/** Open loop: RATE commits a second for SECONDS, sent on a 10 ms beat whatever the answers' pace; the server's CPU meanwhile. */
+async function load(commit: () => Promise<{ key: string; answered: number }>, pids: number[], forSeconds: number) {
+  const answers: Array<Promise<{ key: string; answered: number }>> = [];
+  const cpuBefore = pids.map(cpuOf);
+  const started = performance.now();
+  const perBeat = RATE / 100;
+  let owed = 0;
+  await new Promise<void>((resolve) => {
+    const beat = setInterval(() => {
+      if (performance.now() - started >= forSeconds * 1000) {
+        clearInterval(beat);
+        return resolve();
+      }
+      owed += perBeat;
+      for (; owed >= 1; owed--) answers.push(commit());
+    }, 10);
+  });
+  const done = await Promise.all(answers);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuUs = pids.map((pid, i) => cpuOf(pid) - cpuBefore[i]);
+  return { done, seconds, cpuUs };
+}
+
 async function main(): Promise<void> {
   const natsPort = await freePort();
   const natsDir = scratchDir('lance-bench-nats-');
   let nats = await startNats(natsPort, natsDir);
+  const plain = await startServer({ DATA_PLANE_PROCESSES: '0', ACCESS_LOG: 'off' });
   const server = await startServer({
     CHANGE_FEED_NATS_URL: `nats://127.0.0.1:${natsPort}`,
     CHANGE_FEED_NATS_STREAM: STREAM,
@@ -76,10 +122,10 @@ async function main(): Promise<void> {
   });
   const nc = await connect({ servers: `nats://127.0.0.1:${natsPort}` });
   try {
-    await post(`${server.url}/v1/namespace/c/create`, {});
-    const locations: string[] = [];
-    for (let t = 0; t < TABLES; t++) locations.push((await post(`${server.url}/v1/table/c%24t${t}/declare`, {})).location);
-    for (const location of locations) mkdirSync(versionsDir(location), { recursive: true });
+    // The same load on a server without a change feed, in turns with the one publishing: what
+    // publishing adds to a commit's CPU (the machine's speed moves; turns share its moves).
+    const plainCommit = await commitsTo(plain.url);
+    const commit = await commitsTo(server.url);
     // The stream exists once the publisher has published: wait for the declarations to be there.
     for (let i = 0; ; i++) {
       const info = await (await nc.jetstreamManager()).streams.info(STREAM).catch(() => undefined);
@@ -89,35 +135,20 @@ async function main(): Promise<void> {
     }
     const seen = new Map<string, number>();
     const stop = await follow(nc, seen);
-    const versions = new Array(TABLES).fill(0);
-    const commit = async () => {
-      const t = Math.floor(Math.random() * TABLES);
-      const version = ++versions[t];
-      const staging = join(versionsDir(locations[t]), stagingManifestName(version));
-      writeFileSync(staging, MANIFEST);
-      const res = await send(`${server.url}/v1/table/c%24t${t}/version/create`, 'application/json', Buffer.from(JSON.stringify({ version, manifest_path: staging.slice(1) })));
-      const answered = performance.now();
-      if (res.status !== 200) throw new Error(`version/create: ${res.status} ${res.body.toString()}`);
-      return { key: `c$t${t}@${version}`, answered };
-    };
-    // Open loop: RATE commits a second, sent on a 10 ms beat whatever the answers' pace.
-    const answers: Array<Promise<{ key: string; answered: number }>> = [];
-    const started = performance.now();
-    const perBeat = RATE / 100;
-    let owed = 0;
-    await new Promise<void>((resolve) => {
-      const beat = setInterval(() => {
-        const elapsed = performance.now() - started;
-        if (elapsed >= SECONDS * 1000) {
-          clearInterval(beat);
-          return resolve();
-        }
-        owed += perBeat;
-        for (; owed >= 1; owed--) answers.push(commit());
-      }, 10);
-    });
-    const done = await Promise.all(answers);
-    const sentSeconds = (performance.now() - started) / 1000;
+    const done: Array<{ key: string; answered: number }> = [];
+    let sentSeconds = 0;
+    const cpu = { plain: 0, plainCommits: 0, feed: 0, nats: 0 };
+    for (let turn = 0; turn < TURNS; turn++) {
+      const off = await load(plainCommit, [plain.pid], SECONDS / TURNS);
+      cpu.plain += off.cpuUs[0];
+      cpu.plainCommits += off.done.length;
+      const on = await load(commit, [server.pid, nats.pid!], SECONDS / TURNS);
+      done.push(...on.done);
+      sentSeconds += on.seconds;
+      cpu.feed += on.cpuUs[0];
+      cpu.nats += on.cpuUs[1];
+    }
+    await plain.stop();
     for (let i = 0; i < 200 && done.some((d) => !seen.has(d.key)); i++) await new Promise((r) => setTimeout(r, 50));
     stop();
     const lags = done.filter((d) => seen.has(d.key)).map((d) => seen.get(d.key)! - d.answered);
@@ -131,6 +162,9 @@ async function main(): Promise<void> {
         'lag p99 (ms)': percentile(lags, 99).toFixed(2),
         'lag max (ms)': lags[lags.length - 1].toFixed(2),
         'not seen': missing,
+        'server CPU µs/commit, feed off': (cpu.plain / cpu.plainCommits).toFixed(0),
+        'server CPU µs/commit, feed on': (cpu.feed / done.length).toFixed(0),
+        'nats-server CPU µs/event': (cpu.nats / done.length).toFixed(0),
       },
     ]);
 
@@ -180,6 +214,7 @@ async function main(): Promise<void> {
     ]);
   } finally {
     await nc.close().catch(() => undefined);
+    await plain.stop();
     await server.stop();
     nats.kill('SIGKILL');
     closeClient();

@@ -174,8 +174,8 @@ describe('the change feed under NATS restarts, a failing receiver and a SIGKILLe
       [
         `change feed check: ${commits} commits in ${loadSeconds.toFixed(1)} s (lancedb client and HTTP), log head revision ${head}`,
         ...faults.map((f) => `  fault at ${f}`),
-        `  JetStream: ${messages.length} messages, revisions 0..${head} each once and in order, ${natsSettled.toFixed(1)} s after the last fault ended to hold them all`,
-        `  webhook: ${main().length} deliveries (${delivered.repeats} repeats), revisions 0..${head} in order, ${receiver.refused} refused while failing, ${webhookSettled.toFixed(1)} s after the last fault ended to hold them all`,
+        `  JetStream: ${messages.length} messages, revisions 0..${head} each once and in order, ${natsSettled.toFixed(1)} s after the last fault ended until the check saw them all`,
+        `  webhook: ${main().length} deliveries (${delivered.repeats} repeats), revisions 0..${head} in order, ${receiver.refused} refused while failing, ${webhookSettled.toFixed(1)} s after the last fault ended until the check saw them all`,
         `  a subscription from revision 0 made afterwards: ${lateDeliveries.length} events in ${lateSeconds.toFixed(1)} s`,
         `  published: ${head + 1} revisions reached both sinks, none lost`,
       ].join('\n'),

@@ -6,6 +6,15 @@ const PAGE = 256;
 /** Appended events held for a sink that is busy; past this it reads them from the stream instead. */
 const MAX_BUFFER = 8192;
 const RETRY_MS = 1000;
+/**
+ * How often a sink that delivers writes its checkpoint at most. A write is a Redis round trip; at a
+ * thousand commits a second in small batches it cost more than the publishing. A replica taking over
+ * publishes again at most this much (duplicates, which JetStream drops and `webhook-id` names).
+ * A failure, a recovery, and stopping with the lease held write at once.
+ */
+const CHECKPOINT_EVERY_MS = 100;
+/** Under a steady flow of events, the least time between two batches (see the loop). */
+const LINGER_MS = 2;
 
 /** One destination as a runner drives it. */
 export interface SinkTarget {
@@ -44,6 +53,11 @@ export class SinkRunner {
   private failingSince?: number;
   private lastError?: string;
   private pendingSince?: number;
+  private deliveredAt = 0;
+  /** The progress last written, when it was, and the write under way. */
+  private written: { revision: number; lastError?: string; at: number } = { revision: -2, at: 0 };
+  private writing: Promise<boolean | undefined> = Promise.resolve(true);
+  private flushTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly database: string,
@@ -64,6 +78,11 @@ export class SinkRunner {
     this.wake?.();
     this.interrupt?.();
     await this.running;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    // A replica shutting down with the lease still its own leaves its checkpoint where it got to.
+    if (this.next >= 0 && this.lease.valid()) await this.write(false).catch(() => undefined);
+    await this.writing;
   }
 
   offer(e: RecordedEvent): void {
@@ -110,6 +129,12 @@ export class SinkRunner {
         this.pendingSince = undefined;
         if (!this.dirty) await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
+        // The store hands an append's events over one by one: let it hand over the rest of them
+        // first, so they go out in one batch (one write to NATS, one acknowledgement read). While
+        // events come faster than one batch every LINGER_MS, wait out the rest of it as well:
+        // batches of several appends, at a cost of at most that much lag.
+        const since = performance.now() - this.deliveredAt;
+        await new Promise((resolve) => (since < LINGER_MS ? setTimeout(resolve, LINGER_MS - since) : setImmediate(resolve)));
         continue;
       }
       if (batch[batch.length - 1].revision > this.head) this.head = batch[batch.length - 1].revision;
@@ -121,6 +146,7 @@ export class SinkRunner {
       }
       const valid = () => !this.stopped && this.lease.valid();
       const outcome = await this.target.deliver(batch, valid).catch((error: unknown) => ({ published: 0, error }));
+      this.deliveredAt = performance.now();
       if (outcome.published > 0) {
         this.next = batch[outcome.published - 1].revision + 1;
         this.published += outcome.published;
@@ -133,14 +159,16 @@ export class SinkRunner {
         this.failingSince ??= Date.now();
         this.lastError = shortReason(outcome.error);
       }
-      const progress: SinkCheckpoint = { revision: this.next - 1, ...(this.lastError ? { lastError: this.lastError, failingSince: this.failingSince } : {}) };
-      const held = await this.retrying(() => this.ledger.advance(this.database, this.target.name, this.options.owner, progress));
-      if (held === undefined) return;
-      if (!held) {
-        this.options.log('warn', `change feed of '${this.database}': another replica holds the lease; ${this.target.name} stops here`);
-        this.stopped = true;
-        this.lease.lost();
-        return;
+      const changed = this.lastError !== this.written.lastError;
+      if (changed || Date.now() - this.written.at >= CHECKPOINT_EVERY_MS) {
+        const held = await this.write(true);
+        if (held === undefined) return;
+        if (!held) return this.lost();
+      } else {
+        this.flushTimer ??= setTimeout(() => {
+          this.flushTimer = undefined;
+          void this.write(false).then((held) => held === false && this.lost());
+        }, CHECKPOINT_EVERY_MS);
       }
       if (outcome.error === undefined) {
         pause = backoff.min;
@@ -153,6 +181,37 @@ export class SinkRunner {
       await this.sleep(pause);
       pause = Math.min(pause * 2, backoff.max);
     }
+  }
+
+  /** Writes the progress so far (fenced by the lease); undefined when the runner stopped before Redis answered. */
+  private write(retry: boolean): Promise<boolean | undefined> {
+    this.writing = this.writing.then(async () => {
+      const progress: SinkCheckpoint = { revision: this.next - 1, ...(this.lastError ? { lastError: this.lastError, failingSince: this.failingSince } : {}) };
+      if (progress.revision === this.written.revision && progress.lastError === this.written.lastError) return true;
+      const advance = () => this.ledger.advance(this.database, this.target.name, this.options.owner, progress);
+      let held: boolean | undefined;
+      if (retry) held = await this.retrying(advance);
+      else {
+        try {
+          held = await advance();
+        } catch {
+          // Redis did not answer: the next write carries this progress too.
+          return true;
+        }
+      }
+      if (held) this.written = { revision: progress.revision!, lastError: progress.lastError, at: Date.now() };
+      return held;
+    });
+    return this.writing;
+  }
+
+  private lost(): void {
+    if (this.stopped) return;
+    this.options.log('warn', `change feed of '${this.database}': another replica holds the lease; ${this.target.name} stops here`);
+    this.stopped = true;
+    this.wake?.();
+    this.interrupt?.();
+    this.lease.lost();
   }
 
   /** The next events from `next` on: handed over when they follow on, else read; undefined when the store failed. */
