@@ -5,6 +5,7 @@ import { ApiError, asApiError, createApi } from './api/client';
 import { Credential, loadCredential, loadDatabase, saveCredential, saveDatabase } from './api/session';
 import { ErrorNote, Loading } from './components/common';
 import { BrowsePage } from './pages/browse';
+import { FeedPage } from './pages/feed';
 import { GrantsPage } from './pages/grants';
 import { HistoryPage } from './pages/history';
 import { JobsPage } from './pages/jobs';
@@ -94,7 +95,7 @@ export function App() {
 
 function Shell({ who, onSignOut, onDatabase }: { who: WhoAmI; onSignOut: () => void; onDatabase: (db: string) => void }) {
   const [location] = useLocation();
-  const section = location.startsWith('/history') ? 'history' : location.startsWith('/jobs') ? 'jobs' : 'browse';
+  const section = location.startsWith('/history') ? 'history' : location.startsWith('/jobs') ? 'jobs' : location.startsWith('/feed') ? 'feed' : 'browse';
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
@@ -106,6 +107,7 @@ function Shell({ who, onSignOut, onDatabase }: { who: WhoAmI; onSignOut: () => v
           <Link href="/" aria-current={section === 'browse' ? 'page' : undefined}>Browse</Link>
           <Link href="/history" aria-current={section === 'history' ? 'page' : undefined}>History</Link>
           <Link href="/jobs" aria-current={section === 'jobs' ? 'page' : undefined}>Jobs</Link>
+          <Link href="/feed" aria-current={section === 'feed' ? 'page' : undefined}>Change feed</Link>
         </nav>
         <DatabasePicker who={who} onDatabase={onDatabase} />
         <span class="who" data-testid="who">
@@ -132,6 +134,7 @@ function Shell({ who, onSignOut, onDatabase }: { who: WhoAmI; onSignOut: () => v
             <Route path="/history/table/:id">{(p: { id: string }) => <HistoryPage key={`t${p.id}`} scope={{ kind: 'table', id: decodeId(p.id) }} />}</Route>
             <Route path="/history/transaction/:id">{(p: { id: string }) => <HistoryPage key={`x${p.id}`} scope={{ kind: 'transaction', id: decodeURIComponent(p.id) }} />}</Route>
             <Route path="/jobs">{() => <JobsPage />}</Route>
+            <Route path="/feed">{() => <FeedPage />}</Route>
             <Route path="/grants">{() => <GrantsPage key="database" securable={{ database: true }} />}</Route>
             <Route path="/grants/ns/:id">{(p: { id: string }) => <GrantsPage key={`n${p.id}`} securable={{ namespace: decodeId(p.id) }} />}</Route>
             <Route path="/grants/table/:id">{(p: { id: string }) => <GrantsPage key={`t${p.id}`} securable={{ table: decodeId(p.id) }} />}</Route>
