@@ -22,6 +22,8 @@ const TABLES = Number(process.env.BENCH_TABLES ?? 16);
 const BACKLOG = Number(process.env.BENCH_FEED_BACKLOG ?? 20_000);
 /** The seconds are cut in this many turns, each a turn without the feed then one with it. */
 const TURNS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Seconds both servers stand by with no request, measured (CPU ticks are 10 ms: figures to 10 / IDLE_S ms a second). */
+const IDLE_S = Number(process.env.BENCH_FEED_IDLE_S ?? 20);
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const STREAM = 'BENCH_FEED';
 const MANIFEST = 'x'.repeat(4096);
@@ -133,6 +135,11 @@ async function main(): Promise<void> {
       if (i > 200) throw new Error('the change feed published nothing to JetStream');
       await new Promise((r) => setTimeout(r, 50));
     }
+    // Standing by with no request: what a feed that is set up costs an idle server (its lease's
+    // renewals, the store's subscription), beside one without a feed, which builds none of it.
+    const idleBefore = [cpuOf(plain.pid), cpuOf(server.pid)];
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    const idle = [cpuOf(plain.pid) - idleBefore[0], cpuOf(server.pid) - idleBefore[1]].map((us) => us / 1000 / IDLE_S);
     const seen = new Map<string, number>();
     const stop = await follow(nc, seen);
     const done: Array<{ key: string; answered: number }> = [];
@@ -165,6 +172,8 @@ async function main(): Promise<void> {
         'server CPU µs/commit, feed off': (cpu.plain / cpu.plainCommits).toFixed(0),
         'server CPU µs/commit, feed on': (cpu.feed / done.length).toFixed(0),
         'nats-server CPU µs/event': (cpu.nats / done.length).toFixed(0),
+        'idle server CPU ms/s, feed off': idle[0].toFixed(1),
+        'idle server CPU ms/s, feed on': idle[1].toFixed(1),
       },
     ]);
 
