@@ -117,6 +117,8 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
     // The secret is answered once: never listed, described or in the log.
     const listed = await api.post('/v1/subscriptions/list', {});
     expect(listed.body.subscriptions.map((s: { url: string }) => s.url)).toContain(`${receiver.url}/all`);
+    expect((await api.post('/v1/subscriptions/list?limit=1', {})).body.page_token).toBeNull();
+    expect((await api.post('/v1/subscriptions/list', { id: ['ns'] })).status).toBe(400);
     const log = (await api.get('/v1/history/database?limit=1000')).text;
     expect(log).toContain('WebhookSubscriptionCreated');
     expect(log + listed.text).not.toContain(secret.slice(6));

@@ -249,6 +249,6 @@ describe('grants on namespaces and tables', () => {
     const refused = await root.post('/v1/subscriptions/create', body);
     expect(refused.status).toBe(406);
     expect(refused.body.error).toMatch(/WEBHOOK_SECRET_KEY/);
-    expect((await root.post('/v1/subscriptions/list', {})).body).toEqual({ subscriptions: [] });
+    expect((await root.post('/v1/subscriptions/list', {})).body).toEqual({ subscriptions: [], page_token: null });
   });
 });

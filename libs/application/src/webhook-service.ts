@@ -3,7 +3,10 @@ import {
   CatalogError,
   ErrorCode,
   ObjectId,
+  PageRequest,
   WebhookSubscriptionState,
+  invalidInput,
+  takePage,
   decideCreateWebhookSubscription,
   decideDeleteWebhookSubscription,
   decidePauseWebhookSubscription,
@@ -80,9 +83,17 @@ export class WebhookService {
     }));
   }
 
-  async list(ctx: RequestContext) {
+  /** In the order they were made; a page token is the revision of the last one's creation. */
+  async list(ctx: RequestContext, page: PageRequest = {}) {
+    const after = page.pageToken === undefined ? -1 : Number(page.pageToken);
+    if (!Number.isSafeInteger(after)) throw invalidInput(`page_token '${page.pageToken}' is not one a page of subscriptions answered`);
     const state = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
-    return { subscriptions: state.webhooks.all().sort((a, b) => a.createdRevision - b.createdRevision).map((s) => subscriptionJson(s, ctx.delimiter)) };
+    const ordered = state.webhooks
+      .all()
+      .filter((s) => s.createdRevision > after)
+      .sort((a, b) => a.createdRevision - b.createdRevision);
+    const result = takePage(ordered, page.limit, (s) => String(s.createdRevision));
+    return { subscriptions: result.items.map((s) => subscriptionJson(s, ctx.delimiter)), page_token: result.pageToken };
   }
 
   /** One subscription with its delivery: the revision it reached, its lag in events and seconds, its last error. */

@@ -424,12 +424,14 @@ export const checkGrantBody = z
   })
   .refine((b) => (b.table == null) !== (b.namespace == null), { message: 'name exactly one of table and namespace' });
 
+/** The subscriptions routes name the database, never a namespace or table: an `id` in their body is a mistake. */
+const databaseOnly = { ...common, id: z.array(z.string()).max(0, 'the subscriptions routes take no id: a subscription belongs to the database').nullish() };
 export const createSubscriptionBody = z.object({
-  ...common,
+  ...databaseOnly,
   url: z.string().min(1).max(2048),
   event_types: z.array(z.string().min(1).max(128)).min(1).max(64).nullish(),
   namespace: z.array(name).min(1).max(64).nullish(),
   from_revision: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
 });
-export const subscriptionIdBody = z.object({ ...common, subscription_id: z.string().min(1).max(128) });
-export const listSubscriptionsBody = z.object({ ...common });
+export const subscriptionIdBody = z.object({ ...databaseOnly, subscription_id: z.string().min(1).max(128) });
+export const listSubscriptionsBody = z.object({ ...databaseOnly });

@@ -36,15 +36,15 @@ export const SUBSCRIPTION_EXTENSIONS = [
   }),
   operation({
     extension: 'ListSubscriptions',
-    doc: { tag: 'Change feed', summary: "The database's webhook subscriptions (never their secrets). Needs admin on the database." },
+    doc: { tag: 'Change feed', summary: "The database's webhook subscriptions in the order they were made (never their secrets), paged (limit, page_token). Needs admin on the database." },
     method: 'POST',
     path: '/v1/subscriptions/list',
     access: 'admin',
     body: listSubscriptionsBody,
     subject: 'none',
-    handle: ({ ctx, raw }, s) => {
+    handle: ({ ctx, http, raw }, s) => {
       requireDatabaseAdmin(raw, ctx.database);
-      return s.webhooks.list(ctx);
+      return s.webhooks.list(ctx, http.page());
     },
   }),
   operation({
