@@ -39,7 +39,8 @@ export class RedisFeedLedger implements FeedLedger {
     url: string,
     private readonly prefix: string,
   ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false, connectTimeout: 2000 });
+    // Connected on first use: a worker process shares the module and never uses it.
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: true, connectTimeout: 2000 });
     // Errors surface on each request; the connection's own are only its retries.
     this.redis.on('error', () => undefined);
   }
