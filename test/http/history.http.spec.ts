@@ -6,7 +6,8 @@ describe('audit history and request context', () => {
   let api: Api;
 
   beforeAll(async () => {
-    server = await startServer({ entry: 'api' });
+    // Webhooks configured, private networks not allowed (the default): subscriptions' URLs are guarded.
+    server = await startServer({ entry: 'api', env: { WEBHOOK_SECRET_KEY: 'a-history-key-of-at-least-thirty-two-characters' } });
     api = new Api(server.url);
   });
   afterAll(() => server?.stop());
@@ -74,5 +75,16 @@ describe('audit history and request context', () => {
     ]);
     const missing = await api.get('/v1/history/transaction/nope');
     expect([missing.status, missing.body.code]).toEqual([404, 10]);
+  });
+
+  it('refuses a webhook URL that resolves inside the network at creation, and records nothing', async () => {
+    for (const url of ['http://127.0.0.1:9/in', 'http://localhost:9/in', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/in', 'http://[::ffff:10.0.0.1]/in', 'http://10.1.2.3/in']) {
+      const refused = await api.post('/v1/subscriptions/create', { url });
+      expect([url, refused.status, refused.body.code]).toEqual([url, 400, 13]);
+      expect(refused.body.error).toMatch(/loopback, private or link-local address \(WEBHOOK_ALLOW_PRIVATE_NETWORKS is off\)/);
+    }
+    expect((await api.post('/v1/subscriptions/list', {})).body.subscriptions).toEqual([]);
+    const log = (await api.get('/v1/history/database?limit=1000')).body.events as Array<{ type: string }>;
+    expect(log.filter((e) => e.type.startsWith('WebhookSubscription'))).toEqual([]);
   });
 });

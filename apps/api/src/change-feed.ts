@@ -3,7 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { ChangeFeed, FeedLedger, WebhookService } from '@app/application';
 import { AppConfig } from '@app/config';
-import { FEED_LEDGER, HttpWebhookDelivery, NatsSink } from '@app/nest-wiring';
+import { FEED_LEDGER, HttpWebhookDelivery, NatsSink, WEBHOOK_DELIVERY } from '@app/nest-wiring';
 import type { AppServices } from './operations/operation-services';
 
 /**
@@ -17,9 +17,7 @@ export function installChangeFeed(app: NestFastifyApplication, config: AppConfig
   const log = new Logger('change-feed');
   const settings = config.changeFeed;
   const nats = settings.natsUrl ? new NatsSink(settings.natsUrl, settings.natsStream) : undefined;
-  const delivery = settings.webhookSecretKey
-    ? new HttpWebhookDelivery({ allowPrivateNetworks: settings.webhookAllowPrivateNetworks, timeoutMs: settings.webhookTimeoutMs })
-    : undefined;
+  const delivery = app.get<HttpWebhookDelivery | null>(WEBHOOK_DELIVERY);
   const webhooks = app.get(WebhookService);
   const feed = new ChangeFeed(services.store, services.projections, ledger, {
     owner: randomUUID(),
@@ -39,7 +37,6 @@ export function installChangeFeed(app: NestFastifyApplication, config: AppConfig
     .addHook('onClose', async () => {
       await feed.close();
       await nats?.close();
-      delivery?.close();
     });
   return feed;
 }

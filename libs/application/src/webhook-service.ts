@@ -10,12 +10,13 @@ import {
   decideCreateWebhookSubscription,
   decideDeleteWebhookSubscription,
   decidePauseWebhookSubscription,
+  validateWebhookSubscription,
   webhookSubscriptionNotFound,
 } from '@app/catalog';
 import { EventStore } from '@app/event-store';
 import { ProjectionRegistry, catalogStreamOf } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
-import { FeedLedger } from './change-feed/feed-ports';
+import { FeedLedger, WebhookDelivery, WebhookRefusedError } from './change-feed/feed-ports';
 import { webhookSecret } from './change-feed/webhook-secrets';
 import { RequestContext } from './request-context';
 
@@ -38,6 +39,8 @@ export class WebhookService {
     private readonly store: EventStore,
     private readonly ledger: FeedLedger | null,
     private readonly secretKey: string | undefined,
+    /** Where deliveries may go (the SSRF guard), asked at creation too; absent without webhooks configured. */
+    private readonly delivery?: Pick<WebhookDelivery, 'check'>,
   ) {}
 
   private key(): string {
@@ -47,8 +50,13 @@ export class WebhookService {
     return this.secretKey;
   }
 
-  create(ctx: RequestContext, request: WebhookSubscriptionRequest) {
+  async create(ctx: RequestContext, request: WebhookSubscriptionRequest) {
     const key = this.key();
+    validateWebhookSubscription({ subscriptionId: '', url: request.url, eventTypes: request.eventTypes, fromRevision: request.fromRevision });
+    // Refused now when it points inside already; every delivery checks again (DNS answers change).
+    await this.delivery?.check(request.url).catch((e: unknown) => {
+      throw e instanceof WebhookRefusedError ? invalidInput(`url refused: ${e.message}`) : e;
+    });
     const subscriptionId = randomUUID();
     const spec = {
       subscriptionId,

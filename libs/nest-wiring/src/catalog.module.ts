@@ -39,7 +39,8 @@ import { MeteredEventStore } from './metered-event-store';
 import { Metrics } from './metrics';
 import { withTimeout } from './with-timeout';
 import { BullQueryAnalyzer } from './bull-query-analyzer';
-import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, FEED_LEDGER, MANIFEST_FINALISER } from './tokens';
+import { APP_CONFIG, CREDENTIAL_VENDING, DATA_PLANE, EVENT_STORE, FEED_LEDGER, MANIFEST_FINALISER, WEBHOOK_DELIVERY } from './tokens';
+import { HttpWebhookDelivery } from './change-feed/http-webhook-delivery';
 import { RedisFeedLedger } from './change-feed/redis-feed-ledger';
 
 /** Wires the framework-free libraries into Nest: one instance of each per process. */
@@ -254,10 +255,18 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
         c.changeFeed.natsUrl || c.changeFeed.webhookSecretKey ? new RedisFeedLedger(c.redisUrl, c.queuePrefix) : null,
     },
     {
+      provide: WEBHOOK_DELIVERY,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig): HttpWebhookDelivery | null =>
+        c.changeFeed.webhookSecretKey
+          ? new HttpWebhookDelivery({ allowPrivateNetworks: c.changeFeed.webhookAllowPrivateNetworks, timeoutMs: c.changeFeed.webhookTimeoutMs })
+          : null,
+    },
+    {
       provide: WebhookService,
-      inject: [CatalogWriter, ProjectionRegistry, EVENT_STORE, FEED_LEDGER, APP_CONFIG],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, s: EventStore, l: FeedLedger | null, c: AppConfig) =>
-        new WebhookService(w, p, s, l, c.changeFeed.webhookSecretKey),
+      inject: [CatalogWriter, ProjectionRegistry, EVENT_STORE, FEED_LEDGER, APP_CONFIG, WEBHOOK_DELIVERY],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, s: EventStore, l: FeedLedger | null, c: AppConfig, d: HttpWebhookDelivery | null) =>
+        new WebhookService(w, p, s, l, c.changeFeed.webhookSecretKey, d ?? undefined),
     },
     { provide: GrantService, inject: [CatalogWriter, ProjectionRegistry], useFactory: (w: CatalogWriter, p: ProjectionRegistry) => new GrantService(w, p) },
     {
@@ -311,6 +320,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     GrantService,
     WebhookService,
     FEED_LEDGER,
+    WEBHOOK_DELIVERY,
     BranchService,
     AnalysisService,
     StoredVersions,
@@ -333,6 +343,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     @Inject(ManifestJournal) private readonly journal: ManifestJournal | null,
     @Inject(CREDENTIAL_VENDING) private readonly vending: CredentialVending,
     @Inject(FEED_LEDGER) private readonly feedLedger: FeedLedger | null,
+    @Inject(WEBHOOK_DELIVERY) private readonly webhookDelivery: HttpWebhookDelivery | null,
   ) {}
 
   /** Before anything is served: manifests a crash left only in the journal go back on disk. */
@@ -360,6 +371,7 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     await this.lance.close();
     this.vending.close();
     await this.feedLedger?.close();
+    this.webhookDelivery?.close();
     // Before the store closes: a snapshot records the id of the last event it covers.
     await this.projections.close();
     await this.store.close();

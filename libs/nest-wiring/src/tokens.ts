@@ -7,3 +7,5 @@ export const DATA_PLANE = Symbol('DATA_PLANE');
 export const CREDENTIAL_VENDING = Symbol('CREDENTIAL_VENDING');
 /** The change feed's ledger in Redis (leases, checkpoints), or null when no change feed is configured. */
 export const FEED_LEDGER = Symbol('FEED_LEDGER');
+/** The webhook deliverer with its SSRF guard (an HttpWebhookDelivery), or null without WEBHOOK_SECRET_KEY. */
+export const WEBHOOK_DELIVERY = Symbol('WEBHOOK_DELIVERY');

@@ -61,4 +61,6 @@ export class WebhookRefusedError extends Error {
 /** POSTs one request to a subscriber's URL; resolves on a 2xx, throws otherwise (with a short reason). */
 export interface WebhookDelivery {
   post(url: string, body: string, headers: Record<string, string>): Promise<void>;
+  /** Where the URL resolves now is a place deliveries may go; throws WebhookRefusedError otherwise. */
+  check(url: string): Promise<void>;
 }

@@ -20,17 +20,26 @@ export class HttpWebhookDelivery implements WebhookDelivery {
 
   constructor(private readonly options: { allowPrivateNetworks: boolean; timeoutMs: number }) {}
 
-  async post(target: string, body: string, headers: Record<string, string>): Promise<void> {
+  /** The address a delivery to `url` goes to now, once every address its host resolves to passed the guard. */
+  private async resolve(target: string): Promise<{ url: URL; address: string; family: number }> {
     const url = new URL(target);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookRefusedError('only http and https URLs are delivered to');
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
-    if (addresses.length === 0) throw new Error(`${host} does not resolve`);
+    const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true }).catch(() => []);
+    if (addresses.length === 0) throw new WebhookRefusedError(`${host} does not resolve`);
     if (!this.options.allowPrivateNetworks) {
       const inside = addresses.find((a) => isPrivateAddress(a.address));
       if (inside) throw new WebhookRefusedError(`${host} resolves to ${inside.address}, a loopback, private or link-local address (WEBHOOK_ALLOW_PRIVATE_NETWORKS is off)`);
     }
-    const { address, family } = addresses[0];
+    return { url, ...addresses[0] };
+  }
+
+  async check(target: string): Promise<void> {
+    await this.resolve(target);
+  }
+
+  async post(target: string, body: string, headers: Record<string, string>): Promise<void> {
+    const { url, address, family } = await this.resolve(target);
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     const client = url.protocol === 'https:' ? https : http;
     await new Promise<void>((resolve, reject) => {
