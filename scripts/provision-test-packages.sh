@@ -3,7 +3,7 @@
 # Redis and PostgreSQL (each test run starts its own, test/support/services.js), nginx (the cluster
 # tests' balancer), Chromium (the page tests), OpenStack Swift with memcached (the S3 server of the
 # object-store tests), and Ceph's monitor, OSD and RADOS Gateway (the S3 server with STS and
-# conditional PUTs). Needs root, or sudo without a password.
+# conditional PUTs), and NATS with JetStream (the change feed's tests start their own). Needs root, or sudo without a password.
 set -euo pipefail
 
 missing=()
@@ -20,6 +20,7 @@ done
 [ -x /usr/bin/ceph-osd ] || missing+=(ceph-osd)
 [ -x /usr/bin/radosgw ] || missing+=(radosgw)
 [ -x /usr/bin/radosgw-admin ] && [ -x /usr/bin/ceph ] || missing+=(ceph-common)
+[ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then
