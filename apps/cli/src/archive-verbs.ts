@@ -24,7 +24,6 @@ warehouse's S3 settings.`,
     try {
       const started = Date.now();
       const summary = await withStagedArchive(to, config, 'write', (file) => exportLog(store, file, (n) => progress.update(n)));
-      progress.done();
       return {
         exitCode: EXIT.ok,
         lines: [],

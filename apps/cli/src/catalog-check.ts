@@ -8,7 +8,9 @@ import {
   finalManifestName,
   inDataset,
   locationKey,
+  manifestFile,
   safeSegment,
+  tagRefFile,
   versionsDir,
 } from '@app/catalog';
 import { BranchRefFiles, TagFiles, manifestIndices } from '@app/lance';
@@ -128,7 +130,7 @@ export class CatalogCheck {
     for (const record of versions.values()) {
       const file = finalManifestName(record.version, record.namingScheme);
       const size = onDisk.get(file);
-      const location = inDataset(versionsDir(line), file);
+      const location = manifestFile(line, record.version, record.namingScheme);
       if (size === undefined) {
         found({
           kind: 'missing-manifest',
@@ -149,7 +151,7 @@ export class CatalogCheck {
 
   private async tagsOf(table: TableState, recorded: Map<string, { version?: number; branch?: string }>, found: (f: Omit<Finding, 'database' | 'table'>) => void): Promise<void> {
     const onDisk = await this.tags.list(table.location);
-    const path = (tag: string) => inDataset(table.location, DATASET_DIRS.tags, `${tag}.json`);
+    const path = (tag: string) => tagRefFile(table.location, tag);
     for (const [tag, said] of recorded) {
       const file = onDisk[tag];
       if (said.version === undefined) {
@@ -181,7 +183,7 @@ export class CatalogCheck {
     const latest = table.latestVersion ?? table.versions.latest();
     const record = latest === undefined ? undefined : table.versions.get(latest);
     if (!record || !onDisk.has(finalManifestName(record.version, record.namingScheme))) return;
-    const bytes = await this.files.read(inDataset(versionsDir(table.location), finalManifestName(record.version, record.namingScheme)));
+    const bytes = await this.files.read(manifestFile(table.location, record.version, record.namingScheme));
     if (!bytes) return;
     let listed;
     try {

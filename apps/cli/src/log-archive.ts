@@ -53,7 +53,7 @@ export interface ExportSummary {
  * Writes every database's events up to the store's head as it is when the export starts, while the
  * store keeps serving: to a temporary file next to `file`, renamed over it once complete.
  */
-export async function exportLog(store: EventStore, file: string, onProgress: (events: number, total: bigint) => void): Promise<ExportSummary> {
+export async function exportLog(store: EventStore, file: string, onProgress: (events: number) => void): Promise<ExportSummary> {
   const upTo = await store.headPosition();
   const hash = createHash('sha256');
   let events = 0;
@@ -82,7 +82,7 @@ export async function exportLog(store: EventStore, file: string, onProgress: (ev
         events++;
       }
       if (chunk) yield chunk;
-      onProgress(events, upTo);
+      onProgress(events);
       if (end || after === upTo) break;
     }
     const trailer: Trailer = { end: true, events, sha256: hash.copy().digest('hex') };

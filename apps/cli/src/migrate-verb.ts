@@ -48,9 +48,9 @@ Copies every database's events from the store --from names (default: EVENT_STORE
       for (let round = 0; round < WARM_ROUNDS; round++) {
         const head = await source.headPosition();
         if (last !== undefined && head === last) break;
-        const round = await copyLog(source, target, { after: last, upTo: head }, (n) => progress.update(copied + n));
-        copied += round.copied;
-        last = round.lastPosition ?? last;
+        const pass = await copyLog(source, target, { after: last, upTo: head }, (n) => progress.update(copied + n));
+        copied += pass.copied;
+        last = pass.lastPosition ?? last;
       }
       progress.done();
       const copiedWhileServing = copied;

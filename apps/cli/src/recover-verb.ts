@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CatalogEvent, EventMetadata } from '@app/catalog';
-import { describeDatabases, replayLog, DATABASE_STREAM_PREFIX } from '@app/projections';
+import { describeDatabases, replayLog, catalogStreamOf } from '@app/projections';
 import { Warehouse } from '@app/storage';
 import { CommandFailure, EXIT } from './exit-codes';
 import { isEmpty } from './log-copy';
@@ -42,7 +42,7 @@ namespaces) does not come back.`,
       let recorded = 0;
       for (const database of found) {
         let revision = 0;
-        const streamId = `${DATABASE_STREAM_PREFIX}${database.database}`;
+        const streamId = catalogStreamOf(database.database);
         for (const events of eventsOf(database, config.managedVersioning)) {
           const metadata: EventMetadata = { transactionId: randomUUID(), operation: RECOVER_OPERATION, occurredAt: new Date().toISOString(), principal: 'lance-catalog recover' };
           for (const event of events) await appender.add({ streamId, revision: revision++, id: randomUUID(), type: event.type, data: event.data, metadata });

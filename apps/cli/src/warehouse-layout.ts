@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ObjectId, VersionRecord, branchLocation } from '@app/catalog';
+import { ObjectId, VersionRecord, branchLocation, couldBeNamespaceFolder } from '@app/catalog';
 import { BranchRefFiles, TagFiles, TagRecord, listManifestsOnDisk } from '@app/lance';
 import { TableFiles, joinLocation } from '@app/storage';
 import { WarehouseFolders } from './warehouse-folders';
@@ -24,7 +24,6 @@ export interface FoundDatabase {
 }
 
 const DATABASE = /^[A-Za-z0-9_-]{1,64}$/;
-const NAMESPACE = /^[A-Za-z0-9_-]{1,64}$/;
 /** `<name>-<first 12 hex digits of the uuid>.lance`: how the catalog names a table's folder. */
 const TABLE_FOLDER = /^(.+)-([0-9a-f]{12})\.lance$/;
 
@@ -53,7 +52,7 @@ export async function readWarehouseLayout(root: string, files: TableFiles, folde
         const location = joinLocation(folder, child);
         const versions = await listManifestsOnDisk(files, location);
         if (versions.length) tablesHere.push({ name: child, location, versions });
-        else if (NAMESPACE.test(child) && !child.startsWith('_')) namespacesHere.push(child);
+        else if (couldBeNamespaceFolder(location) && !child.startsWith('_')) namespacesHere.push(child);
         else result.skipped.push(location);
       }
       // A name two folders claim (a dropped table awaiting purge, and the one made after it): the

@@ -8,6 +8,7 @@ import {
   granteeKey,
   granteeKeysOf,
   invalidInput,
+  rankOf,
   securableChain,
   takePage,
   validateGrant,
@@ -15,8 +16,6 @@ import {
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { RequestContext } from './request-context';
-
-const KEY_RANK: Record<string, number> = { read: 1, write: 2, admin: 3 };
 
 /** What a grants list may be narrowed to: a grantee, and the grants that reach one securable. */
 export interface GrantFilter {
@@ -100,7 +99,7 @@ export class GrantService {
     // A past level is folded from the changes of these grantees on this chain alone.
     const [mine, reaching] = [new Set(grantees), new Set(chain)];
     const grants = atMillis === undefined ? now : now.asOf(atMillis, (g, s) => mine.has(g) && reaching.has(s));
-    const keyRank = who.keyLevel ? (KEY_RANK[who.keyLevel] ?? 0) : 0;
+    const keyRank = rankOf(who.keyLevel);
     const rank = Math.max(keyRank, grants.rank(grantees, chain));
     return {
       level: RANK_LEVELS[rank],

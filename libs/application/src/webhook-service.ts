@@ -6,6 +6,7 @@ import {
   PageRequest,
   WebhookSubscriptionState,
   invalidInput,
+  revisionBeforeFirst,
   takePage,
   decideCreateWebhookSubscription,
   decideDeleteWebhookSubscription,
@@ -18,6 +19,7 @@ import { ProjectionRegistry, catalogStreamOf } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { FeedLedger, WebhookDelivery, WebhookRefusedError } from './change-feed/feed-ports';
 import { webhookSecret } from './change-feed/webhook-secrets';
+import { webhookSinkName } from './change-feed/webhook-target';
 import { RequestContext } from './request-context';
 
 export interface WebhookSubscriptionRequest {
@@ -106,15 +108,16 @@ export class WebhookService {
 
   /** One subscription with its delivery: the revision it reached, its lag in events and seconds, its last error. */
   async describe(ctx: RequestContext, subscriptionId: string) {
-    const state = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    // The projection is caught up to the stream's head: its revision is the head.
+    const [state, checkpoint] = await Promise.all([
+      unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state),
+      this.ledger ? this.ledger.checkpoint(ctx.database, webhookSinkName(subscriptionId)).catch(() => undefined) : Promise.resolve(undefined),
+    ]);
     const s = state.webhooks.get(subscriptionId);
     if (!s) throw webhookSubscriptionNotFound(subscriptionId);
+    const head = state.revision;
     const stream = catalogStreamOf(ctx.database);
-    const [head, checkpoint] = await Promise.all([
-      unavailableAs503(() => this.store.streamRevision(stream)),
-      this.ledger ? this.ledger.checkpoint(ctx.database, `webhook:${subscriptionId}`).catch(() => undefined) : Promise.resolve(undefined),
-    ]);
-    const delivered = checkpoint?.revision ?? (s.fromRevision ?? s.createdRevision + 1) - 1;
+    const delivered = checkpoint?.revision ?? revisionBeforeFirst(s);
     const lagEvents = Math.max(0, head - delivered);
     let lagSeconds = 0;
     if (lagEvents > 0) {

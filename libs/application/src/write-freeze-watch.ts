@@ -1,5 +1,5 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
-import { EventStore, WRITE_FREEZE_POLL_MS, WriteFreeze, currentWriteFreeze } from '@app/event-store';
+import { EventStore, OperatorWord, WRITE_FREEZE_POLL_MS, WriteFreeze, freezeOf, lastOperatorWord } from '@app/event-store';
 
 /**
  * Keeps this process's view of the operator's write freeze (see write-freeze.ts in the event store)
@@ -9,6 +9,8 @@ import { EventStore, WRITE_FREEZE_POLL_MS, WriteFreeze, currentWriteFreeze } fro
  */
 export class WriteFreezeWatch {
   private freeze?: WriteFreeze;
+  /** The operator's last event as last read: read again only when the stream grows. */
+  private word?: OperatorWord;
   private readonly timer: NodeJS.Timeout;
   private polling = false;
 
@@ -42,7 +44,8 @@ export class WriteFreezeWatch {
     if (this.polling) return;
     this.polling = true;
     try {
-      const freeze = await currentWriteFreeze(this.store);
+      this.word = await lastOperatorWord(this.store, this.word);
+      const freeze = this.word && freezeOf(this.word.event, Date.now());
       if (freeze?.movedTo !== undefined && this.freeze?.movedTo === undefined) {
         this.log(`the event store was moved to ${freeze.movedTo}: writes are refused until this server is started with EVENT_STORE set to it`);
       } else if (freeze && !this.freeze) this.log(`writes paused by an operator: ${freeze.reason}`);

@@ -210,9 +210,7 @@ export class GrantsState {
 
   /** A copy a draft may change without touching this one. */
   copy(): GrantsState {
-    const c = new GrantsState();
-    for (const change of this.changes) c.apply(change);
-    return c;
+    return GrantsState.fromHistory(this.changes);
   }
 
   static fromHistory(changes: readonly GrantChange[]): GrantsState {

@@ -1,4 +1,4 @@
-import { ObjectId } from './ids';
+import { ObjectId, isPrefix } from './ids';
 
 /** What a webhook subscription was created with, as WebhookSubscriptionCreated records it (never its secret). */
 export interface WebhookSubscriptionSpec {
@@ -64,6 +64,10 @@ export function subscriptionTakes(s: WebhookSubscriptionSpec, event: { type: str
   if (!s.namespace) return true;
   const data = event.data as { table?: ObjectId; newTable?: ObjectId; namespace?: ObjectId; securable?: { table?: ObjectId; namespace?: ObjectId } };
   const ids = [data.table, data.newTable, data.namespace, data.securable?.table, data.securable?.namespace].filter((id): id is ObjectId => Array.isArray(id));
-  const ns = s.namespace;
-  return ids.some((id) => id.length >= ns.length && ns.every((part, i) => id[i] === part));
+  return ids.some((id) => isPrefix(s.namespace!, id));
+}
+
+/** The last revision a subscription counts as delivered before its first delivery: it starts after it. */
+export function revisionBeforeFirst(s: Pick<WebhookSubscriptionState, 'fromRevision' | 'createdRevision'>): number {
+  return (s.fromRevision ?? s.createdRevision + 1) - 1;
 }

@@ -31,10 +31,23 @@ export interface WriteFreeze {
 
 /** The operator's last word on `store`, as a freeze in force at `nowMillis`, or undefined. */
 export async function currentWriteFreeze(store: EventStore, nowMillis = Date.now()): Promise<WriteFreeze | undefined> {
+  const word = await lastOperatorWord(store);
+  return word && freezeOf(word.event, nowMillis);
+}
+
+/** The operator stream's last event and its revision. */
+export interface OperatorWord {
+  revision: number;
+  event: OperatorEvent;
+}
+
+/** The operator's last event; `known` is returned as it is when the stream has not grown since (one read, not two). */
+export async function lastOperatorWord(store: EventStore, known?: OperatorWord): Promise<OperatorWord | undefined> {
   const head = await store.streamRevision(OPERATOR_STREAM);
   if (head < 0) return undefined;
+  if (known?.revision === head) return known;
   const [last] = await store.readStream(OPERATOR_STREAM, { fromRevision: head, maxCount: 1 });
-  return last ? freezeOf(last as unknown as OperatorEvent, nowMillis) : undefined;
+  return last ? { revision: head, event: last as unknown as OperatorEvent } : undefined;
 }
 
 export function freezeOf(event: OperatorEvent, nowMillis: number): WriteFreeze | undefined {

@@ -1,3 +1,4 @@
+import { WEBHOOK_SINK_PREFIX } from '@app/application';
 import type { DataPlaneEnd } from '@app/lance';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -126,7 +127,7 @@ export class Metrics {
     const read = () => {
       const rows = new Map<string, { labels: Record<string, string>; events: number; seconds: number; published: number }>();
       for (const lag of lags()) {
-        const labels: Record<string, string> = { sink: lag.sink.startsWith('webhook:') ? 'webhook' : lag.sink, ...(this.options.databaseLabels ? { database: lag.database } : {}) };
+        const labels: Record<string, string> = { sink: lag.sink.startsWith(WEBHOOK_SINK_PREFIX) ? 'webhook' : lag.sink, ...(this.options.databaseLabels ? { database: lag.database } : {}) };
         const key = JSON.stringify(labels);
         const row = rows.get(key) ?? { labels, events: 0, seconds: 0, published: 0 };
         row.events += lag.events;

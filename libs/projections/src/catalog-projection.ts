@@ -3,9 +3,16 @@ import { EventStore, RecordedEvent } from '@app/event-store';
 import { digestSteps } from './canonical-dump';
 import { Snapshots } from './snapshots';
 
+const CATALOG_STREAM_PREFIX = 'catalog-';
+
 /** One stream per database holds its whole catalog, so a multi-table commit is one atomic append. */
 export function catalogStreamOf(database: string): string {
-  return `catalog-${database}`;
+  return `${CATALOG_STREAM_PREFIX}${database}`;
+}
+
+/** The database a stream holds the log of; undefined for any other stream (the operator's write freeze). */
+export function databaseOfStream(streamId: string): string | undefined {
+  return streamId.startsWith(CATALOG_STREAM_PREFIX) ? streamId.slice(CATALOG_STREAM_PREFIX.length) : undefined;
 }
 
 export function envelopeOf(recorded: RecordedEvent): CatalogEnvelope {

@@ -1,11 +1,9 @@
 import { CatalogState, foldRecorded } from '@app/catalog';
 import { EventStore, RecordedEvent } from '@app/event-store';
 import { digestOf } from './canonical-dump';
-import { envelopeOf } from './catalog-projection';
+import { databaseOfStream, envelopeOf } from './catalog-projection';
 
 const PAGE = 10_000;
-/** Every database's events live in the stream `catalog-<database>`. */
-export const DATABASE_STREAM_PREFIX = 'catalog-';
 
 export interface ReplayedDatabase {
   database: string;
@@ -41,8 +39,8 @@ export async function replayLog(
     for (const recorded of batch) {
       if (options.upTo !== undefined && recorded.position > options.upTo) return { events, lastPosition: after, states };
       after = recorded.position;
-      if (!recorded.streamId.startsWith(DATABASE_STREAM_PREFIX)) continue;
-      const database = recorded.streamId.slice(DATABASE_STREAM_PREFIX.length);
+      const database = databaseOfStream(recorded.streamId);
+      if (database === undefined) continue;
       let state = states.get(database);
       if (!state) states.set(database, (state = new CatalogState()));
       foldRecorded(state, envelopeOf(recorded), transactionMemoryMs);

@@ -3,6 +3,7 @@ import { CallerAccess, ErrorCode, granteeKeysOf, rankOf } from '@app/catalog';
 import type { ProjectionRegistry } from '@app/projections';
 import { unavailableAs503 } from '@app/application';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_NAME } from '../http/rest-request';
 import { accessOf } from './access-policy';
 import { RouteAccess } from '../operations/operation';
 
@@ -21,8 +22,6 @@ declare module 'fastify' {
     subjectLevel?: 'read' | 'write' | 'admin';
   }
 }
-
-const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 const DATABASE_HEADERS = ['x-lance-database', 'x-lancedb-database'];
 
@@ -78,11 +77,11 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
    * any replica counts from the next request. The operation's subject is judged by them later, once
    * the path is read (operations/grant-gate.ts).
    */
-  async function byGrants(request: FastifyRequest, database: string): Promise<boolean> {
+  async function byGrants(request: FastifyRequest, database: string, grantees?: string[]): Promise<boolean> {
     const principal = request.principal!;
-    if ((principal.via !== 'api-key' && principal.via !== 'jwt') || !DATABASE_NAME.test(database)) return false;
+    if (!judgedByGrants(principal, database)) return false;
     const state = (await unavailableAs503(() => projections.current(database))).state;
-    const grantees = granteeKeysOf(principal.name, principal.roles);
+    grantees ??= granteeKeysOf(principal.name, principal.roles);
     if (!state.grants.holdsAny(grantees)) return false;
     request.callerAccess = new CallerAccess(state, principal.name, grantees, rankOf(levelIn(principal, database)));
     return true;
@@ -120,17 +119,19 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
       );
     }
     // A credential whose own level suffices but is not admin may hold more on the subject by
-    // grants (the credentials vended for a table follow its level there). Asked of the state as
-    // folded here, without a catch-up: grants only add, so one this replica has not folded yet
-    // costs the caller nothing it may not do, and its first request judged by grants catches up.
-    if (!request.callerAccess && (access === 'read' || access === 'write') && mayHoldGrants(request.principal, database)) {
-      const grantees = granteeKeysOf(request.principal.name, request.principal.roles);
-      if (projections.get(database).state.grants.holdsAny(grantees)) await byGrants(request, database);
+    // grants (the credentials vended for a table follow its level there). Whether it holds any is
+    // first asked of the state as folded here, without a catch-up, so a request without grants
+    // costs a lookup; one that holds some is judged on the state caught up (a revoke counts).
+    const principal = request.principal;
+    if (!request.callerAccess && (access === 'read' || access === 'write') && levelIn(principal, database) !== 'admin' && judgedByGrants(principal, database)) {
+      const grantees = granteeKeysOf(principal.name, principal.roles);
+      if (projections.get(database).state.grants.holdsAny(grantees)) await byGrants(request, database, grantees);
     }
   }
 
-  function mayHoldGrants(principal: Principal, database: string): boolean {
-    return (principal.via === 'api-key' || principal.via === 'jwt') && levelIn(principal, database) !== 'admin' && DATABASE_NAME.test(database);
+  /** Grants name principals of keys and tokens, in databases a header may name. */
+  function judgedByGrants(principal: Principal, database: string): boolean {
+    return (principal.via === 'api-key' || principal.via === 'jwt') && DATABASE_NAME.test(database);
   }
 }
 

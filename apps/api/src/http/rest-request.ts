@@ -18,7 +18,8 @@ import type { FastifyRequest } from 'fastify';
 import { CONTEXT_LIMIT_NAMES, checkedParse, contextLimits, contextMap, idArray } from './body-schemas';
 import { decodeFormComponent } from './form-decode';
 
-const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** What a database may be called (the header naming it is refused otherwise). */
+export const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const CTX_PREFIX = 'x-lance-ctx-';
 
 /**

@@ -100,3 +100,9 @@ export function rankOnSecurable(request: FastifyRequest, database: string, secur
   if (request.callerAccess) return request.callerAccess.rankOn(securable);
   return request.principal ? rankOf(levelIn(request.principal, database)) : 0;
 }
+
+/** Refuses (403 code 15) a caller without admin on the securable: `what` says what it may then not do. */
+export function requireAdminOn(request: FastifyRequest, database: string, securable: Securable, what: string): void {
+  if (rankOnSecurable(request, database, securable) >= rankOf('admin')) return;
+  throw new CatalogError(ErrorCode.PermissionDenied, `${request.principal?.name ?? 'this caller'} may not ${what}`);
+}

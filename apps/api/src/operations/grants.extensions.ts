@@ -4,13 +4,16 @@ import { CatalogError, ErrorCode, GrantFact, Securable, granteeKeysOf, invalidIn
 import type { FastifyRequest } from 'fastify';
 import { checkGrantBody, grantBody } from '../http/body-schemas';
 import { RestRequest } from '../http/rest-request';
-import { rankOnSecurable } from './grant-gate';
+import { rankOnSecurable, requireAdminOn } from './grant-gate';
 import { operation } from './operation';
 
-/** Admin on a securable, or above it, may grant and revoke on it, up to admin. */
-function requireAdminOn(request: FastifyRequest, database: string, securable: Securable, what: string): void {
-  if (rankOnSecurable(request, database, securable) >= 3) return;
-  throw new CatalogError(ErrorCode.PermissionDenied, `${request.principal?.name ?? 'this caller'} may not ${what}: that needs admin on the securable or above it`);
+const ADMIN_NEEDED = 'that needs admin on the securable or above it';
+
+/** The grant a create or revoke names: admin on its securable, or above it, may grant and revoke on it, up to admin. */
+function adminsGrant(request: FastifyRequest, database: string, body: Pick<GrantFact, 'grantee' | 'securable' | 'level'>, what: string): GrantFact {
+  const fact = { grantee: body.grantee, securable: body.securable, level: body.level } as GrantFact;
+  requireAdminOn(request, database, fact.securable, `${what}: ${ADMIN_NEEDED}`);
+  return fact;
 }
 
 function rfc3339(text: string): number {
@@ -40,11 +43,7 @@ export const GRANT_EXTENSIONS = [
     access: 'admin',
     body: grantBody,
     subject: 'none',
-    handle: ({ ctx, body, raw }, s) => {
-      const fact = { grantee: body.grantee, securable: body.securable, level: body.level } as GrantFact;
-      requireAdminOn(raw, ctx.database, fact.securable, 'grant on it');
-      return s.grants.issue(ctx, fact);
-    },
+    handle: ({ ctx, body, raw }, s) => s.grants.issue(ctx, adminsGrant(raw, ctx.database, body, 'grant on it')),
   }),
   operation({
     extension: 'RevokeGrant',
@@ -54,11 +53,7 @@ export const GRANT_EXTENSIONS = [
     access: 'admin',
     body: grantBody,
     subject: 'none',
-    handle: ({ ctx, body, raw }, s) => {
-      const fact = { grantee: body.grantee, securable: body.securable, level: body.level } as GrantFact;
-      requireAdminOn(raw, ctx.database, fact.securable, 'revoke on it');
-      return s.grants.revoke(ctx, fact);
-    },
+    handle: ({ ctx, body, raw }, s) => s.grants.revoke(ctx, adminsGrant(raw, ctx.database, body, 'revoke on it')),
   }),
   operation({
     extension: 'ListGrants',
@@ -112,7 +107,7 @@ export const GRANT_EXTENSIONS = [
       const securable: Securable = body.table ? { table: body.table } : { namespace: body.namespace! };
       const caller = raw.principal;
       const self = caller !== undefined && caller.name === body.principal;
-      if (!self) requireAdminOn(raw, ctx.database, securable, `check the access of '${body.principal}'`);
+      if (!self) requireAdminOn(raw, ctx.database, securable, `check the access of '${body.principal}': ${ADMIN_NEEDED}`);
       const at = body.at != null ? rfc3339(body.at) : undefined;
       const keys = s.authenticator?.keysOf(body.principal, ctx.database) ?? { roles: [] };
       // A caller asking of itself (and not an admin of it) is answered for the roles it holds, not others.

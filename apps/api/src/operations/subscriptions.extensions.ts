@@ -1,13 +1,11 @@
-import { CatalogError, ErrorCode } from '@app/catalog';
 import type { FastifyRequest } from 'fastify';
 import { createSubscriptionBody, listSubscriptionsBody, subscriptionIdBody } from '../http/body-schemas';
-import { rankOnSecurable } from './grant-gate';
+import { requireAdminOn } from './grant-gate';
 import { operation } from './operation';
 
 /** A database's subscriptions see all of its log: only its admins may hold or read them. */
 function requireDatabaseAdmin(request: FastifyRequest, database: string): void {
-  if (rankOnSecurable(request, database, { database: true }) >= 3) return;
-  throw new CatalogError(ErrorCode.PermissionDenied, `${request.principal?.name ?? 'this caller'} may not manage webhook subscriptions: that needs admin on the database`);
+  requireAdminOn(request, database, { database: true }, 'manage webhook subscriptions: that needs admin on the database');
 }
 
 /** Webhook subscriptions to the database's change feed (README, "The change feed"). */

@@ -1,10 +1,9 @@
 import { WebhookSubscriptionState } from '@app/catalog';
 import { EventStore, RecordedEvent, Subscription } from '@app/event-store';
-import { ProjectionRegistry, catalogStreamOf } from '@app/projections';
-import { databaseOfStream } from './cloud-event';
+import { ProjectionRegistry, catalogStreamOf, databaseOfStream } from '@app/projections';
 import { EventSink, FeedLedger } from './feed-ports';
 import { SinkRunner, SinkTarget } from './sink-runner';
-import { WebhookTarget, WebhookTargetSettings } from './webhook-target';
+import { WEBHOOK_SINK_PREFIX, WebhookTarget, WebhookTargetSettings, webhookSinkName } from './webhook-target';
 
 /** How long to wait before asking the ledger again after it failed (Redis away). */
 const LEDGER_RETRY_MS = 1000;
@@ -126,11 +125,6 @@ export class ChangeFeed {
     return [...this.feeds.values()].flatMap((f) => f.lags());
   }
 
-  /** Whether this process holds the database's lease (tests, the console). */
-  holds(database: string): boolean {
-    return this.feeds.get(database)?.held ?? false;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.startTimer);
@@ -245,9 +239,9 @@ class DatabaseFeed {
       const state = (await this.projections.current(this.database)).state;
       const subscriptions: WebhookSubscriptionState[] = state.webhooks.all();
       for (const s of subscriptions) {
-        if (s.status === 'active') wanted.set(`webhook:${s.subscriptionId}`, () => new WebhookTarget(this.database, s, webhooks));
+        if (s.status === 'active') wanted.set(webhookSinkName(s.subscriptionId), () => new WebhookTarget(this.database, s, webhooks));
       }
-      gone = [...this.runners.keys()].filter((k) => k.startsWith('webhook:') && !state.webhooks.get(k.slice('webhook:'.length)));
+      gone = [...this.runners.keys()].filter((k) => k.startsWith(WEBHOOK_SINK_PREFIX) && !state.webhooks.get(k.slice(WEBHOOK_SINK_PREFIX.length)));
     }
     if (!this.held) return;
     for (const [name, runner] of this.runners) {

@@ -2,15 +2,8 @@ import { CloudEvent } from 'cloudevents';
 import { EventMetadata, ObjectId, displayId } from '@app/catalog';
 import { RecordedEvent } from '@app/event-store';
 
-const CATALOG_STREAM_PREFIX = 'catalog-';
-
-/** The database a stream holds the log of; undefined for any other stream (the operator's write freeze). */
-export function databaseOfStream(streamId: string): string | undefined {
-  return streamId.startsWith(CATALOG_STREAM_PREFIX) ? streamId.slice(CATALOG_STREAM_PREFIX.length) : undefined;
-}
-
 /** The CloudEvent id of a database's event: the same event always has the same id, wherever it is published from. */
-export function cloudEventId(database: string, revision: number): string {
+function cloudEventId(database: string, revision: number): string {
   return `${database}:${revision}`;
 }
 

@@ -1,10 +1,17 @@
 import { Webhook } from 'standardwebhooks';
-import { WebhookSubscriptionState, subscriptionTakes } from '@app/catalog';
+import { WebhookSubscriptionState, revisionBeforeFirst, subscriptionTakes } from '@app/catalog';
 import { RecordedEvent } from '@app/event-store';
 import { structuredBody, toCloudEvent } from './cloud-event';
 import { PublishOutcome, WebhookDelivery } from './feed-ports';
 import { SinkTarget } from './sink-runner';
 import { webhookSecret } from './webhook-secrets';
+
+/** Sinks of webhook subscriptions are named by this prefix and the subscription's id. */
+export const WEBHOOK_SINK_PREFIX = 'webhook:';
+
+export function webhookSinkName(subscriptionId: string): string {
+  return `${WEBHOOK_SINK_PREFIX}${subscriptionId}`;
+}
 
 export interface WebhookTargetSettings {
   delivery: WebhookDelivery;
@@ -30,12 +37,12 @@ export class WebhookTarget implements SinkTarget {
     private readonly subscription: WebhookSubscriptionState,
     private readonly settings: WebhookTargetSettings,
   ) {
-    this.name = `webhook:${subscription.subscriptionId}`;
+    this.name = webhookSinkName(subscription.subscriptionId);
     this.signer = new Webhook(webhookSecret(settings.secretKey, database, subscription.subscriptionId));
   }
 
   async start(): Promise<number> {
-    return (this.subscription.fromRevision ?? this.subscription.createdRevision + 1) - 1;
+    return revisionBeforeFirst(this.subscription);
   }
 
   async deliver(events: readonly RecordedEvent[], valid: () => boolean): Promise<PublishOutcome> {

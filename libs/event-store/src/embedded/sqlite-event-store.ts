@@ -41,8 +41,6 @@ export class SqliteEventStore implements EventStore {
   readonly kind = 'embedded';
   private readonly db: Database.Database;
   private readonly listeners = new Set<WakeUp>();
-  /** The events the last append wrote, for its subscriptions. */
-  private lastAppended?: RecordedEvent[];
   private readonly stmts;
   private readonly appendTx;
   private readonly heads = new Map<string, number>();
@@ -108,9 +106,8 @@ export class SqliteEventStore implements EventStore {
         position = BigInt(info.lastInsertRowid);
         recorded?.push({ id, streamId, revision, position, type: e.type, data: e.data ?? null, metadata: e.metadata ?? {}, created: new Date(now) });
       }
-      this.lastAppended = recorded;
       for (const f of files) this.stmts.journalFile.run(f.path, Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength));
-      return { nextExpectedRevision: revision, position };
+      return { nextExpectedRevision: revision, position, recorded };
     });
     const releaseTx = this.db.transaction((ids: readonly number[]) => {
       for (const id of ids) this.stmts.releaseFile.run(BigInt(id));
@@ -128,18 +125,17 @@ export class SqliteEventStore implements EventStore {
 
   async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    let result: AppendResult;
+    let written: AppendResult & { recorded?: RecordedEvent[] };
     try {
-      result = this.guard(() => this.appendTx.immediate(streamId, events, expected, options.files ?? []));
+      written = this.guard(() => this.appendTx.immediate(streamId, events, expected, options.files ?? []));
     } catch (e) {
       this.heads.delete(streamId);
       throw e;
     }
+    const { recorded, ...result } = written;
     this.heads.set(streamId, result.nextExpectedRevision);
     // This process's own events reach its subscriptions as written, without a read and a parse back.
-    const appended = this.lastAppended;
-    this.lastAppended = undefined;
-    for (const wake of this.listeners) wake(appended);
+    for (const wake of this.listeners) wake(recorded);
     return result;
   }
 

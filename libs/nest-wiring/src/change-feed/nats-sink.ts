@@ -1,4 +1,4 @@
-import { Msg, NatsConnection, StorageType, Subscription, connect, createInbox, headers, nanos } from 'nats';
+import { Msg, NatsConnection, StorageType, connect, createInbox, headers, nanos } from 'nats';
 import { EventSink, PublishOutcome, structuredBody, toCloudEvent } from '@app/application';
 import { RecordedEvent } from '@app/event-store';
 
@@ -9,7 +9,6 @@ const ACK_TIMEOUT_MS = 5000;
 interface Connected {
   nc: NatsConnection;
   inbox: string;
-  acks: Subscription;
 }
 
 type Waiting = { resolve: () => void; reject: (e: Error) => void };
@@ -54,8 +53,8 @@ export class NatsSink implements EventSink {
           jsm.streams.add({ name: this.stream, subjects: ['lance.catalog.>'], storage: StorageType.File, duplicate_window: nanos(DUPLICATE_WINDOW_MS) }),
         );
         const inbox = createInbox();
-        const acks = nc.subscribe(`${inbox}.*`, { callback: (_e, msg) => this.acknowledged(inbox, msg) });
-        return { nc, inbox, acks };
+        nc.subscribe(`${inbox}.*`, { callback: (_e, msg) => this.acknowledged(inbox, msg) });
+        return { nc, inbox };
       } catch (e) {
         await nc.close().catch(() => undefined);
         throw e;
