@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { DynamicModule, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController } from 'fastify';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyServerOptions, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -24,12 +24,13 @@ import { useInputLimits } from './http/input-limits';
 import { installJsonBodyParser } from './http/json-body-parser';
 import { contextHeadersProblem } from './http/context-headers';
 import { installChangeFeed } from './change-feed';
+import { leanFastifyAdapter } from './http/lean-adapter';
 
 /** Builds the HTTP application: Fastify configured for the REST binding's encodings. */
 export async function createApiApp(config: AppConfig, extra: DynamicModule[] = []): Promise<NestFastifyApplication> {
   useInputLimits(config.inputLimits);
   const logger = createLogger(config, extra.length ? 'api+worker' : 'api');
-  const adapter = new FastifyAdapter({
+  const adapter = leanFastifyAdapter({
     loggerInstance: logger,
     // A caller's x-request-id is kept; otherwise each request gets one. It is logged and answered.
     requestIdHeader: 'x-request-id',
@@ -46,14 +47,12 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     forceCloseConnections: true,
     // Ids are whole namespace paths: the default 100-character limit would turn long ids into 404s.
     routerOptions: { maxParamLength: 16 * 1024, ignoreTrailingSlash: true },
-    // No Nest middleware is used: without middie, no request runs its (empty) middleware chain.
-    skipMiddie: true,
     // A URL Fastify cannot decode never reaches Nest: answer it in the protocol's terms here.
     // Node refuses some requests before Fastify sees them (oversized request line or headers).
     clientErrorHandler: answerClientError,
     frameworkErrors: (error: Error, request: { url: string }, reply: { code(n: number): { send(b: unknown): void } }) =>
       reply.code(400).send({ error: `malformed request: ${error.message}`, code: 13, instance: request.url.split('?')[0] }),
-  } as ConstructorParameters<typeof FastifyAdapter>[0]);
+  } as FastifyServerOptions);
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forConfig(config, extra), adapter, {
     logger: new JsonLogger(logger),
     abortOnError: false,
@@ -87,6 +86,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   // request arrives, since every answer keeps them: an onSend hook would cost each request more.
   // Headers past CONTEXT_MAX_BYTES, or naming a reserved key, are refused here, before anything else.
   fastify.addHook('onRequest', (request, reply, done) => {
+    request.arrivedAt = performance.now();
     reply.header('x-request-id', request.id);
     const headers = request.headers;
     let bytes = 0;

@@ -51,7 +51,7 @@ export class BranchService {
   }
 
   private async table(ctx: RequestContext, id: ObjectId): Promise<TableState> {
-    return requireTable((await unavailableAs503(() => this.projections.current(ctx.database))).state, id);
+    return requireTable((await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state, id);
   }
 
   async listTableBranches(ctx: RequestContext, id: ObjectId, page: PageRequest) {

@@ -297,11 +297,13 @@ export function eventMetadata(request: RequestContext, operation: string): Event
   };
 }
 
-export async function unavailableAs503<T>(work: () => Promise<T>): Promise<T> {
+export function unavailableAs503<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return await work();
+    return work().catch((e: unknown) => {
+      throw toCatalogError(e);
+    });
   } catch (e) {
-    throw toCatalogError(e);
+    return Promise.reject(toCatalogError(e));
   }
 }
 

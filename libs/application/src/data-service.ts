@@ -71,7 +71,7 @@ export class DataService {
   }
 
   private async view(ctx: RequestContext) {
-    return (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    return (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
   }
 
   /** Refuses a version the table does not have. */

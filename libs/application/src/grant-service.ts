@@ -39,7 +39,7 @@ export class GrantService {
   ) {}
 
   private async grants(ctx: RequestContext): Promise<GrantsState> {
-    return (await unavailableAs503(() => this.projections.current(ctx.database))).state.grants;
+    return (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state.grants;
   }
 
   issue(ctx: RequestContext, fact: GrantFact) {

@@ -96,7 +96,7 @@ export class IndexService {
    * the request built.
    */
   async listTableIndices(ctx: RequestContext, req: { id: ObjectId; version?: number; page: PageRequest; branch?: string }) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
     const table = await this.data.table(ctx, req.id, req.version, req.branch);
     const listed = new Map<string, IndexListing>();
     if (req.version === undefined) {
@@ -141,7 +141,7 @@ export class IndexService {
       if (!stats && version !== undefined) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist at version ${version}`);
       const own = table.indexes.get(name);
       if (!stats && own?.indexType === 'HNSW') {
-        const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+        const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
         const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(this.data.files, lineLocation(table), name) : undefined;
         const rows = await dataset.countRows();
         const indexed = meta ? Math.min(meta.rows, rows) : 0;
@@ -192,7 +192,7 @@ export class IndexService {
 
   /** The worker's view of a build: the index request and its transaction's status. */
   async buildOf(ctx: RequestContext, id: ObjectId, name: string, transactionId: string, branch?: string) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
     const table = requireLine(requireTable(view, id), branch);
     const index = requireIndex(view, id, name, branch);
     if (index.transactionId !== transactionId) throw new CatalogError(ErrorCode.TransactionNotFound, 'the index was requested again since');

@@ -73,7 +73,7 @@ export class MaintenanceService {
   }
 
   private async view(ctx: RequestContext): Promise<CatalogView> {
-    return (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    return (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
   }
 
   async request(

@@ -66,7 +66,7 @@ export class MaterializedViewService {
     }
     const query = parseViewQuery(req.sourceQuery);
     checkOutputSchema(req.outputSchema, query);
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
     requireTable(view, [query.sourceTable]);
     if (view.table(req.id)) throw new CatalogError(ErrorCode.TableAlreadyExists, `table '${displayId(req.id)}' already exists`);
     const version = await this.lance

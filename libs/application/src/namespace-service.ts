@@ -25,7 +25,7 @@ export class NamespaceService {
   ) {}
 
   private view(ctx: RequestContext) {
-    return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
+    return unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state);
   }
 
   createNamespace(ctx: RequestContext, req: { id: ObjectId; mode: CreateNamespaceMode; properties: Properties }) {

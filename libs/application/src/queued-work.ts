@@ -35,6 +35,6 @@ export async function queueTransactionWork<J>(
 
 /** The table a worker's job works on and where its transaction stands now. */
 export async function transactionWorkOf(projections: ProjectionRegistry, ctx: RequestContext, id: ObjectId, transactionId: string) {
-  const view = (await unavailableAs503(() => projections.current(ctx.database))).state;
+  const view = (await unavailableAs503(() => projections.current(ctx.database, ctx.arrivedAt))).state;
   return { table: requireTable(view, id), status: requireTransaction(view, transactionId).status };
 }

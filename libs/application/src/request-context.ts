@@ -24,4 +24,10 @@ export interface RequestContext {
    * lists, histories and feeds keep only what it may read. Absent: it reads everything.
    */
   sees?: CallerAccess;
+  /**
+   * When the request arrived (performance.now()): its reads see the state as of a head read begun
+   * after then, which a read made for an earlier step of the same request, or shared with others,
+   * may already be.
+   */
+  arrivedAt?: number;
 }

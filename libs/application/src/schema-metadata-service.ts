@@ -62,7 +62,7 @@ export class SchemaMetadataService {
   }
 
   private async attempt(ctx: RequestContext, target: OnTable, metadata: Record<string, string>): Promise<SchemaMetadataUpdated> {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
     const table = requireTable(view, target.id);
     if (!table.managedVersioning) {
       throw new CatalogError(

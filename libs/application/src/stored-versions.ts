@@ -64,7 +64,7 @@ export class StoredVersions {
   }
 
   private async line(ctx: RequestContext, id: ObjectId, branch?: string): Promise<TableLine | undefined> {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
     const table = requireTable(view, id);
     return findLine(table, branch) ? requireLine(table, branch) : undefined;
   }

@@ -68,7 +68,7 @@ export class TableService {
   ) {}
 
   private view(ctx: RequestContext) {
-    return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
+    return unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state);
   }
 
   /**
@@ -149,12 +149,13 @@ export class TableService {
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
-      storage_options: await this.storageOptions(ctx, table, req.vendCredentials ?? true),
+      // Nothing to vend on a local warehouse: no promise to wait for on the most frequent read.
+      storage_options: this.warehouse.onObjectStore || ctx.service ? await this.storageOptions(ctx, table, req.vendCredentials ?? true) : {},
       properties: table.properties,
       managed_versioning: table.managedVersioning,
     };
     if (req.withTableUri) answer.table_uri = table.location.includes('://') ? table.location : `file://${table.location}`;
-    const onlyDeclared = await this.onlyDeclared(table);
+    const onlyDeclared = table.managedVersioning ? isOnlyDeclared(table) : await this.onlyDeclared(table);
     if (req.checkDeclared || req.loadDetailedMetadata) answer.is_only_declared = onlyDeclared;
     if (table.managedVersioning && table.latestVersion !== undefined) answer.version = req.version ?? table.latestVersion;
     if (req.loadDetailedMetadata && !onlyDeclared) {

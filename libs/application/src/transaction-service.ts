@@ -14,7 +14,7 @@ export class TransactionService {
   ) {}
 
   async describeTransaction(ctx: RequestContext, id: string) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
     const tx = view.transaction(id) ?? (await this.fromLog?.(ctx, id)) ?? requireTransaction(view, id);
     return { status: tx.status, properties: tx.properties };
   }

@@ -56,7 +56,7 @@ export class VersionService {
   ) {}
 
   private view(ctx: RequestContext) {
-    return unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state);
+    return unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state);
   }
 
   async listTableVersions(ctx: RequestContext, id: ObjectId, page: PageRequest, descending: boolean, branch?: string) {
@@ -214,7 +214,7 @@ export class VersionService {
       // holds its version from another commit (the same manifest retried elsewhere): when unsure, too.
       const made = finalised.filter(([manifest]) => !manifest.deferred);
       if (made.length === 0) return;
-      const view = await this.projections.current(ctx.database).then((p) => p.state, () => undefined);
+      const view = await this.projections.current(ctx.database, ctx.arrivedAt).then((p) => p.state, () => undefined);
       for (const [manifest, event] of made.reverse()) {
         const table = view?.table(event.data.table);
         const line = findLine(table, event.data.branch);

@@ -97,7 +97,7 @@ export class WebhookService {
   async list(ctx: RequestContext, page: PageRequest = {}) {
     const after = page.pageToken === undefined ? -1 : Number(page.pageToken);
     if (!Number.isSafeInteger(after)) throw invalidInput(`page_token '${page.pageToken}' is not one a page of subscriptions answered`);
-    const state = (await unavailableAs503(() => this.projections.current(ctx.database))).state;
+    const state = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
     const ordered = state.webhooks
       .all()
       .filter((s) => s.createdRevision > after)
@@ -110,7 +110,7 @@ export class WebhookService {
   async describe(ctx: RequestContext, subscriptionId: string) {
     // The projection is caught up to the stream's head: its revision is the head.
     const [state, checkpoint] = await Promise.all([
-      unavailableAs503(() => this.projections.current(ctx.database)).then((p) => p.state),
+      unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state),
       this.ledger ? this.ledger.checkpoint(ctx.database, webhookSinkName(subscriptionId)).catch(() => undefined) : Promise.resolve(undefined),
     ]);
     const s = state.webhooks.get(subscriptionId);

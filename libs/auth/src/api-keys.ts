@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { AccessLevel, Principal, higher, levelIn } from './access';
 
 export interface ApiKeyEntry {
@@ -13,7 +13,16 @@ export interface ApiKeyEntry {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return keyDigest(key).toString('hex');
+}
+
+/**
+ * A presented key's SHA-256, taken once per request: it is compared with the service key's and
+ * looked up among the configured keys' hashes. The one-shot hash costs about a third of a Hash
+ * object's.
+ */
+export function keyDigest(key: string): Buffer {
+  return hash('sha256', key, 'buffer');
 }
 
 /** Looks keys up by their hash; one key may carry one principal. */
@@ -51,11 +60,15 @@ export class ApiKeyRegistry {
   }
 
   find(key: string): Principal | undefined {
-    return this.byHash.get(hashApiKey(key));
+    return this.byDigest(keyDigest(key));
+  }
+
+  byDigest(digest: Buffer): Principal | undefined {
+    return this.byHash.get(digest.toString('hex'));
   }
 }
 
 /** Compares a presented secret with the expected one without leaking where they differ. */
 export function sameSecret(presented: string, expected: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(presented).digest(), createHash('sha256').update(expected).digest());
+  return timingSafeEqual(keyDigest(presented), keyDigest(expected));
 }

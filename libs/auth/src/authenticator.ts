@@ -1,5 +1,6 @@
 import { ANONYMOUS, AccessLevel, Principal, SERVICE } from './access';
-import { ApiKeyRegistry, sameSecret } from './api-keys';
+import { ApiKeyRegistry, keyDigest } from './api-keys';
+import { timingSafeEqual } from 'node:crypto';
 import { InvalidToken, JwtVerifier } from './jwt-verifier';
 
 /** The credentials a request carries; headers are read first, the body's `identity` after. */
@@ -20,7 +21,18 @@ export interface AuthenticatorOptions {
 }
 
 export class Authenticator {
-  constructor(private readonly options: AuthenticatorOptions) {}
+  private readonly serviceDigest: Buffer;
+  /**
+   * Keys already recognised, by the key as presented: a request with a known key skips the hash.
+   * Only keys that matched enter it, so it holds at most the configured keys and the service key,
+   * and an unknown key is hashed and compared as always (a lookup compares strings only on equal
+   * seeded string hashes, so it tells a caller nothing about the keys held).
+   */
+  private readonly recognised = new Map<string, Principal>();
+
+  constructor(private readonly options: AuthenticatorOptions) {
+    this.serviceDigest = keyDigest(options.serviceKey);
+  }
 
   /** With no keys and no token issuer configured, there is nothing to check against. */
   get enabled(): boolean {
@@ -34,10 +46,14 @@ export class Authenticator {
 
   /** Whether a key is this deployment's service key (the server's own calls and its workers). */
   isServiceKey(key: string | undefined): boolean {
-    return key !== undefined && sameSecret(key, this.options.serviceKey);
+    return key !== undefined && timingSafeEqual(keyDigest(key), this.serviceDigest);
   }
 
-  async authenticate(c: Credentials): Promise<Principal> {
+  /**
+   * The principal the credentials name: at once for an API key, a promise for a token (its
+   * issuer's keys may have to be fetched). Throws, or rejects with, AuthenticationFailed.
+   */
+  authenticate(c: Credentials): Principal | Promise<Principal> {
     if (!this.enabled) return ANONYMOUS;
     const auth = c.authorization?.trim();
     if (auth) {
@@ -68,9 +84,12 @@ export class Authenticator {
   }
 
   private key(key: string): Principal {
-    if (sameSecret(key, this.options.serviceKey)) return SERVICE;
-    const principal = this.options.apiKeys.find(key);
+    const known = this.recognised.get(key);
+    if (known) return known;
+    const digest = keyDigest(key);
+    const principal = timingSafeEqual(digest, this.serviceDigest) ? SERVICE : this.options.apiKeys.byDigest(digest);
     if (!principal) throw new AuthenticationFailed('the API key is not known');
+    this.recognised.set(key, principal);
     return principal;
   }
 }

@@ -8,6 +8,7 @@ import { CatalogView } from './catalog-view';
 import { CallerAccess } from './caller-access';
 import { grantedNamespacesIn, grantedTables, grantedTablesIn } from './granted-lists';
 import { requireLine } from './table-line';
+import { SortedNames } from './sorted-names';
 import { isOnlyDeclared, requireTable } from './table-commands';
 
 /**
@@ -16,13 +17,14 @@ import { isOnlyDeclared, requireTable } from './table-commands';
  */
 export function listNamespaces(view: CatalogView, id: ObjectId, page: PageRequest, caller?: CallerAccess): Page<string> {
   requireNamespace(view, id);
-  const names = caller ? after(grantedNamespacesIn(view, caller, id), page.pageToken) : view.childNamespaces(id).after(page.pageToken);
-  return takePage(names, page.limit, (n) => n);
+  if (!caller) return sliced(view.childNamespaces(id), page);
+  return takePage(after(grantedNamespacesIn(view, caller, id), page.pageToken), page.limit, (n) => n);
 }
 
 /** `caller`: as for listNamespaces; it is answered the tables its grants name there. */
 export function listTables(view: CatalogView, id: ObjectId, page: PageRequest, includeDeclared: boolean, caller?: CallerAccess): Page<string> {
   requireNamespace(view, id);
+  if (!caller && includeDeclared) return sliced(view.childTables(id), page);
   const names = caller ? after(grantedTablesIn(view, caller, id), page.pageToken) : view.childTables(id).after(page.pageToken);
   const kept = includeDeclared ? names : filterIter(names, (n) => !isOnlyDeclared(view.table([...id, n])!));
   return takePage(kept, page.limit, (n) => n);
@@ -41,6 +43,12 @@ export function listAllTables(state: CatalogState, page: PageRequest, includeDec
   }
   all.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return takePage(all, page.limit, (n) => n);
+}
+
+/** A page of every name, taken as a slice: what takePage would take from the same names. */
+function sliced(names: SortedNames, page: PageRequest): Page<string> {
+  const { names: items, more } = names.page(page.pageToken, page.limit);
+  return { items, pageToken: more && items.length ? items[items.length - 1] : null };
 }
 
 function after(sorted: readonly string[], token: string | undefined): readonly string[] {

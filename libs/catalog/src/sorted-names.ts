@@ -26,6 +26,13 @@ export class SortedNames {
     while (i < this.names.length) yield this.names[i++];
   }
 
+  /** Up to `limit` names strictly after `after`, and whether more follow: a slice, not a walk. */
+  page(after: string | undefined, limit: number | undefined): { names: string[]; more: boolean } {
+    const start = after === undefined ? 0 : this.upperBound(after);
+    const end = limit === undefined ? this.names.length : Math.min(this.names.length, start + limit);
+    return { names: this.names.slice(start, end), more: end < this.names.length };
+  }
+
   toArray(): readonly string[] {
     return this.names;
   }

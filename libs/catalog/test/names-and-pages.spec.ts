@@ -44,4 +44,16 @@ describe('names, locations, modes and pages', () => {
     expect(takePage(names.after(), 3, (n) => n)).toEqual({ items: ['a', 'b', 'z'], pageToken: null });
     expect(takePage(names.after(), undefined, (n) => n)).toEqual({ items: ['a', 'b', 'z'], pageToken: null });
   });
+
+  it('slices the same pages as it walks, for every token and limit', () => {
+    const names = new SortedNames();
+    for (const n of ['d', 'a', 'c', 'e', 'b']) names.add(n);
+    for (const token of [undefined, '', 'a', 'b2', 'c', 'e', 'f']) {
+      for (const limit of [undefined, 0, 1, 2, 4, 5, 6]) {
+        const walked = takePage(names.after(token), limit, (n) => n);
+        const { names: items, more } = names.page(token, limit);
+        expect({ items, pageToken: more && items.length ? items[items.length - 1] : null }).toEqual(walked);
+      }
+    }
+  });
 });

@@ -28,6 +28,13 @@ export function envelopeOf(recorded: RecordedEvent): CatalogEnvelope {
  * old space is what grows the heap of a process folding a long log.
  */
 const PAGE = 256;
+const CAUGHT_UP = Promise.resolve();
+
+/** A stream head, and when the read that found it began. */
+interface HeadRead {
+  revision: number;
+  startedAt: number;
+}
 /** Tables copied per turn of the event loop when a snapshot is taken. */
 const TABLES_PER_STEP = 5000;
 
@@ -44,7 +51,9 @@ export class CatalogProjection {
   /** The revision the newest snapshot (written or read) covers. */
   private snapshotRevision = -1;
   private snapshotting?: Promise<void>;
-  private nextHead?: Promise<number>;
+  private nextHead?: Promise<HeadRead>;
+  /** When the newest head read the state is folded up to began (performance.now()); see catchUp. */
+  private foldedAsOf = -Infinity;
   /** Whether a caller has read the head in this turn of the event loop already (see headAfterCallers). */
   private headReadThisTurn = false;
 
@@ -62,24 +71,46 @@ export class CatalogProjection {
     return this.current;
   }
 
-  /** Brings the state up to the stream's head as of now: a read after this sees every acknowledged write. */
-  async catchUp(): Promise<void> {
-    await this.catchUpTo(this.headAfterCallers());
+  /**
+   * Brings the state up to the stream's head as of now: a read after this sees every acknowledged
+   * write. `since` (performance.now() when the request arrived): a head read begun after it, and
+   * folded, serves it too, so a request whose state was caught up once (by the edge, to judge its
+   * grants) does not read the head again, nor do requests that a shared read already covers.
+   */
+  catchUp(since?: number): Promise<void> {
+    if (since !== undefined && this.foldedAsOf >= since) return CAUGHT_UP;
+    return this.catchUpTo(this.headAfterCallers());
   }
 
   /** The same with a read of the head of its own, now: for a caller that already waited for others. */
-  async catchUpNow(): Promise<void> {
-    await this.catchUpTo(this.store.streamRevision(this.streamId));
+  catchUpNow(): Promise<void> {
+    return this.catchUpTo(this.headNow());
   }
 
-  private async catchUpTo(headRead: Promise<number>): Promise<void> {
+  /** Not an async function: every read passes here, and once restored it is one promise step. */
+  private catchUpTo(headRead: Promise<HeadRead>): Promise<void> {
+    if (!this.restored) return this.restoreThenCatchUp(headRead);
+    return headRead.then((read) => (this.current.revision >= read.revision ? this.folded(read) : this.serialised(() => this.readUpTo(read.revision)).then(() => this.folded(read))));
+  }
+
+  private async restoreThenCatchUp(headRead: Promise<HeadRead>): Promise<void> {
     // The head read runs while a first call restores the snapshot: if the store refuses it then, the
     // rejection must already have a handler (it is awaited below), or it ends the process.
     headRead.catch(() => undefined);
-    if (!this.restored) await this.serialised(() => this.restore());
-    const head = await headRead;
-    if (this.current.revision >= head) return;
-    await this.serialised(() => this.readUpTo(head));
+    await this.serialised(() => this.restore());
+    const read = await headRead;
+    if (this.current.revision < read.revision) await this.serialised(() => this.readUpTo(read.revision));
+    this.folded(read);
+  }
+
+  /** The state now holds everything up to a head read begun at `read.startedAt`. */
+  private folded(read: HeadRead): void {
+    if (read.startedAt > this.foldedAsOf) this.foldedAsOf = read.startedAt;
+  }
+
+  private headNow(): Promise<HeadRead> {
+    const startedAt = performance.now();
+    return this.store.streamRevision(this.streamId).then((revision) => ({ revision, startedAt }));
   }
 
   /**
@@ -89,17 +120,17 @@ export class CatalogProjection {
    * after it in the same turn share one read taken after all of them arrived: under load dozens of
    * requests share it, and on the embedded store each read takes a shared lock on SQLite's WAL index.
    */
-  private headAfterCallers(): Promise<number> {
+  private headAfterCallers(): Promise<HeadRead> {
     if (!this.headReadThisTurn) {
       this.headReadThisTurn = true;
       setImmediate(() => (this.headReadThisTurn = false));
-      return this.store.streamRevision(this.streamId);
+      return this.headNow();
     }
-    this.nextHead ??= new Promise<number>((resolve, reject) =>
+    this.nextHead ??= new Promise<HeadRead>((resolve, reject) =>
       setImmediate(() => {
         // Whoever asks from now on may have arrived after this read began: theirs is the next one.
         this.nextHead = undefined;
-        this.store.streamRevision(this.streamId).then(resolve, reject);
+        this.headNow().then(resolve, reject);
       }),
     );
     return this.nextHead;

@@ -21,11 +21,13 @@ export class ProjectionRegistry {
     return projection;
   }
 
-  /** A projection already caught up to its stream's head. */
-  async current(database: string): Promise<CatalogProjection> {
+  /**
+   * A projection already caught up to its stream's head; `since`: when the request arrived
+   * (performance.now()), so that a head read begun after it serves (CatalogProjection.catchUp).
+   */
+  current(database: string, since?: number): Promise<CatalogProjection> {
     const projection = this.get(database);
-    await projection.catchUp();
-    return projection;
+    return projection.catchUp(since).then(() => projection);
   }
 
   /** The same, reading the head right now rather than with the other callers of this turn. */

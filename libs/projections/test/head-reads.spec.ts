@@ -69,4 +69,28 @@ describe('reading the stream head before an answer', () => {
     expect(projection.state.revision).toBe(1);
     await close();
   });
+
+  it('reads no more for a request already served by a read begun after it arrived, and again for one that arrived after that read', async () => {
+    const { store, other, projection, close } = await caughtUp();
+    const reads = jest.spyOn(store, 'streamRevision');
+
+    const arrived = performance.now();
+    await declareTable(other);
+    await projection.catchUp(arrived);
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(projection.state.revision).toBe(1);
+
+    // A later step of the same request (its grants were judged by the read above): nothing to read.
+    await turn();
+    await projection.catchUp(arrived);
+    expect(reads).toHaveBeenCalledTimes(1);
+
+    // Another process appends; a request that arrives after that must see it.
+    await declareTable(other);
+    const next = performance.now();
+    await projection.catchUp(next);
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(projection.state.revision).toBe(2);
+    await close();
+  });
 });

@@ -1,4 +1,4 @@
-import { ANONYMOUS, Authenticator, AuthenticationFailed, Principal, SERVICE, allows, levelIn } from '@app/auth';
+import { ANONYMOUS, Authenticator, AuthenticationFailed, Credentials, Principal, SERVICE, allows, levelIn } from '@app/auth';
 import { CallerAccess, ErrorCode, granteeKeysOf, rankOf } from '@app/catalog';
 import type { ProjectionRegistry } from '@app/projections';
 import { unavailableAs503 } from '@app/application';
@@ -20,6 +20,8 @@ declare module 'fastify' {
     callerAccess?: CallerAccess;
     /** The caller's level on the request's subject, as the grants judged it. */
     subjectLevel?: 'read' | 'write' | 'admin';
+    /** performance.now() as the request arrived: what its reads of the state must be caught up from. */
+    arrivedAt?: number;
   }
 }
 
@@ -54,21 +56,22 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
 
   // Before a byte of the body is read: a request naming its credential in a header is judged on
   // it; one without may name it in a small JSON body's `identity` (the spec's field), and any other
-  // is refused here, so an unauthenticated caller never has a body read or parsed.
-  fastify.addHook('onRequest', async (request, reply) => {
+  // is refused here, so an unauthenticated caller never has a body read or parsed. Callback hooks,
+  // judged at once for an API key: a promise is made only when a token or the grants need one.
+  fastify.addHook('onRequest', (request, reply, done) => {
     const access = routeAccess(request);
-    if (access === 'public') return;
+    if (access === 'public') return done();
     const credentials = { authorization: header(request, 'authorization'), apiKey: header(request, 'x-api-key') };
-    if (credentials.authorization === undefined && credentials.apiKey === undefined && mayCarryIdentity(request)) return;
+    if (credentials.authorization === undefined && credentials.apiKey === undefined && mayCarryIdentity(request)) return done();
     request.authenticated = true;
-    return judge(request, reply, access, credentials);
+    settle(() => judge(request, reply, access, credentials), done);
   });
 
-  fastify.addHook('preValidation', async (request, reply) => {
-    if (request.authenticated) return;
+  fastify.addHook('preValidation', (request, reply, done) => {
+    if (request.authenticated) return done();
     const access = routeAccess(request);
-    if (access === 'public') return;
-    return judge(request, reply, access, { authorization: undefined, apiKey: undefined, identity: identityOf(request.body) });
+    if (access === 'public') return done();
+    settle(() => judge(request, reply, access, { authorization: undefined, apiKey: undefined, identity: identityOf(request.body) }), done);
   });
 
   /**
@@ -80,53 +83,62 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
   async function byGrants(request: FastifyRequest, database: string, grantees?: string[]): Promise<boolean> {
     const principal = request.principal!;
     if (!judgedByGrants(principal, database)) return false;
-    const state = (await unavailableAs503(() => projections.current(database))).state;
+    const state = (await unavailableAs503(() => projections.current(database, request.arrivedAt))).state;
     grantees ??= granteeKeysOf(principal.name, principal.roles);
     if (!state.grants.holdsAny(grantees)) return false;
     request.callerAccess = new CallerAccess(state, principal.name, grantees, rankOf(levelIn(principal, database)));
     return true;
   }
 
-  async function judge(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    access: RouteAccess | undefined,
-    credentials: { authorization?: string; apiKey?: string; identity?: { api_key?: unknown; auth_token?: unknown } },
-  ) {
-    try {
-      request.principal = await authenticator.authenticate(credentials);
-    } catch (e) {
+  /** Judges the credentials, then the principal's access: whether the request was refused (answered). */
+  function judge(request: FastifyRequest, reply: FastifyReply, access: RouteAccess | undefined, credentials: Credentials): Verdict {
+    const unknown = (e: unknown) => {
       if (!(e instanceof AuthenticationFailed)) throw e;
       // A browser on the dashboard is asked for a password (the API key); API clients get JSON only.
       if (access === 'admin-all') void reply.header('www-authenticate', 'Basic realm="lance-catalog admin", charset="UTF-8"');
       return refuse(reply, request, 401, ErrorCode.Unauthenticated, e.message);
+    };
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = authenticator.authenticate(credentials);
+    } catch (e) {
+      return unknown(e);
     }
-    if (access === undefined || access === 'public') return;
+    if (principal instanceof Promise) return principal.then((p) => authorise(request, reply, access, p), unknown);
+    return authorise(request, reply, access, principal);
+  }
+
+  function authorise(request: FastifyRequest, reply: FastifyReply, access: RouteAccess | undefined, principal: Principal): Verdict {
+    request.principal = principal;
+    if (access === undefined || access === 'public') return false;
     if (access === 'any-database') {
-      if (request.principal.grants.size > 0) return;
-      if (await byGrants(request, databaseOf(request, defaultDatabase))) return;
-      return refuse(reply, request, 403, ErrorCode.PermissionDenied, `${request.principal.name} holds no access to any database`);
+      if (principal.grants.size > 0) return false;
+      return byGrants(request, databaseOf(request, defaultDatabase)).then(
+        (granted) => !granted && refuse(reply, request, 403, ErrorCode.PermissionDenied, `${principal.name} holds no access to any database`),
+      );
     }
     const database = access === 'admin-all' ? '*' : databaseOf(request, defaultDatabase);
     const level = access === 'admin-all' ? 'admin' : access;
-    if (!allows(request.principal, database, level) && (access === 'admin-all' || !(await byGrants(request, database)))) {
-      return refuse(
-        reply,
-        request,
-        403,
-        ErrorCode.PermissionDenied,
-        `${request.principal.name} may not ${level === 'read' ? 'read' : level === 'write' ? 'write' : 'administer'} ${database === '*' ? 'every database' : `database '${database}'`}`,
-      );
+    if (!allows(principal, database, level)) {
+      const denied = () =>
+        refuse(
+          reply,
+          request,
+          403,
+          ErrorCode.PermissionDenied,
+          `${principal.name} may not ${level === 'read' ? 'read' : level === 'write' ? 'write' : 'administer'} ${database === '*' ? 'every database' : `database '${database}'`}`,
+        );
+      return access === 'admin-all' ? denied() : byGrants(request, database).then((granted) => !granted && denied());
     }
     // A credential whose own level suffices but is not admin may hold more on the subject by
     // grants (the credentials vended for a table follow its level there). Whether it holds any is
     // first asked of the state as folded here, without a catch-up, so a request without grants
     // costs a lookup; one that holds some is judged on the state caught up (a revoke counts).
-    const principal = request.principal;
-    if (!request.callerAccess && (access === 'read' || access === 'write') && levelIn(principal, database) !== 'admin' && judgedByGrants(principal, database)) {
+    if ((access === 'read' || access === 'write') && levelIn(principal, database) !== 'admin' && judgedByGrants(principal, database)) {
       const grantees = granteeKeysOf(principal.name, principal.roles);
-      if (projections.get(database).state.grants.holdsAny(grantees)) await byGrants(request, database, grantees);
+      if (projections.get(database).state.grants.holdsAny(grantees)) return byGrants(request, database, grantees).then(() => false);
     }
+    return false;
   }
 
   /** Grants name principals of keys and tokens, in databases a header may name. */
@@ -136,7 +148,9 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
 }
 
 function routeAccess(request: FastifyRequest): RouteAccess | undefined {
-  return request.routeOptions.url ? accessOf(request.method, request.routeOptions.url) : undefined;
+  // Fastify builds routeOptions afresh on every read.
+  const url = request.routeOptions.url;
+  return url ? accessOf(request.method, url) : undefined;
 }
 
 /** The largest JSON body read to find an `identity` in it when no credential header came. */
@@ -152,12 +166,28 @@ function mayCarryIdentity(request: FastifyRequest): boolean {
   return /^application\/json\b/i.test(type) && Number.isInteger(length) && length > 0 && length <= IDENTITY_BODY_MAX;
 }
 
-function refuse(reply: FastifyReply, request: FastifyRequest, status: number, code: number, error: string) {
+/** Whether the request was answered here: true once refused. */
+type Verdict = boolean | Promise<boolean>;
+
+/** Runs a hook's verdict to Fastify's callback: on, unless the request was refused (answered) here. */
+function settle(verdict: () => Verdict, done: (error?: Error) => void): void {
+  let result: Verdict;
+  try {
+    result = verdict();
+  } catch (e) {
+    return done(e as Error);
+  }
+  if (result === false) return done();
+  if (result !== true) result.then((refused) => refused || done(), done);
+}
+
+function refuse(reply: FastifyReply, request: FastifyRequest, status: number, code: number, error: string): true {
   // A body not read yet is not read at all: the connection ends with the answer instead of draining it.
   if (request.body === undefined && (header(request, 'transfer-encoding') !== undefined || Number(header(request, 'content-length')) > 0)) {
     void reply.header('connection', 'close');
   }
-  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error, code, instance: request.url.split('?')[0] });
+  void reply.code(status).header('content-type', 'application/json; charset=utf-8').send({ error, code, instance: request.url.split('?')[0] });
+  return true;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {

@@ -40,11 +40,11 @@ export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBody
     const finish = (error: Error | null, body?: unknown) => {
       if (finished) return;
       finished = true;
-      payload.removeAllListeners('data');
+      payload.removeListener('data', onData);
       if (error) drain(request.raw, payload);
       done(error, body);
     };
-    payload.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       if (finished) return;
       bytes += chunk.length;
       if (bytes > limits.maxBytes) return finish(tooLarge());
@@ -54,7 +54,8 @@ export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBody
         return finish(e as Error);
       }
       chunks.push(chunk);
-    });
+    };
+    payload.on('data', onData);
     payload.once('error', (e) => finish(e));
     payload.once('end', () => {
       const text = Buffer.concat(chunks, bytes).toString('utf8').trim();

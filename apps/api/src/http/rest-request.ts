@@ -90,7 +90,9 @@ export class RestRequest {
       if (!parsed.success) throw invalidInput(`context: ${parsed.error.issues[0]?.message ?? 'must be an object of string values'}`);
       Object.assign(context, parsed.data);
     }
-    for (const [name, value] of Object.entries(this.req.headers)) {
+    const all = this.req.headers;
+    for (const name in all) {
+      const value = all[name];
       if (name.startsWith(CTX_PREFIX) && typeof value === 'string') {
         context[checkKey(name.slice(CTX_PREFIX.length), `header '${name}'`)] = value;
         headers = true;
@@ -103,16 +105,14 @@ export class RestRequest {
     this.checkMinTimestamp();
     const principal = this.req.principal;
     const database = this.database();
-    return {
-      database,
-      context,
-      delimiter: this.delimiter,
-      ...(principal && principal.via !== 'anonymous' ? { principal: principal.name } : {}),
-      ...(principal?.via === 'service' ? { service: true } : {}),
-      ...(principal ? { level: this.req.subjectLevel ?? levelIn(principal, database) } : {}),
-      ...(this.req.callerAccess ? { sees: this.req.callerAccess } : {}),
-      ...(this.req.departure ? { departure: this.req.departure } : {}),
-    };
+    const ctx: RequestContext = { database, context, delimiter: this.delimiter };
+    if (principal && principal.via !== 'anonymous') ctx.principal = principal.name;
+    if (principal?.via === 'service') ctx.service = true;
+    if (principal) ctx.level = this.req.subjectLevel ?? levelIn(principal, database);
+    if (this.req.callerAccess) ctx.sees = this.req.callerAccess;
+    if (this.req.departure) ctx.departure = this.req.departure;
+    if (this.req.arrivedAt !== undefined) ctx.arrivedAt = this.req.arrivedAt;
+    return ctx;
   }
 
   database(): string {

@@ -13,7 +13,7 @@ export const HISTORY_EXTENSIONS = [
     body: 'none',
     subject: 'none',
     handle: async ({ ctx }, s) => {
-      const projection = await unavailableAs503(() => s.projections.current(ctx.database));
+      const projection = await unavailableAs503(() => s.projections.current(ctx.database, ctx.arrivedAt));
       return { database: ctx.database, ...(await projection.digest()) };
     },
   }),
