@@ -33,7 +33,7 @@ const DATABASE_HEADERS = ['x-lance-database', 'x-lancedb-database'];
  * credential comes in a header. The body's `identity` counts when no credential header is sent,
  * for small JSON bodies only (read after a refusal could otherwise cost the server a parse).
  */
-export function installAuth(fastify: FastifyInstance, authenticator: Authenticator, defaultDatabase: string, projections: ProjectionRegistry): void {
+export function installAuth(fastify: FastifyInstance, authenticator: Authenticator, defaultDatabase: string, projections: ProjectionRegistry): OnRequestStep {
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
@@ -51,21 +51,8 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
       request.principal = authenticator.isServiceKey(header(request, 'x-api-key')) ? SERVICE : ANONYMOUS;
       done();
     });
-    return;
+    return (_request, _reply, done) => done();
   }
-
-  // Before a byte of the body is read: a request naming its credential in a header is judged on
-  // it; one without may name it in a small JSON body's `identity` (the spec's field), and any other
-  // is refused here, so an unauthenticated caller never has a body read or parsed. Callback hooks,
-  // judged at once for an API key: a promise is made only when a token or the grants need one.
-  fastify.addHook('onRequest', (request, reply, done) => {
-    const access = routeAccess(request);
-    if (access === 'public') return done();
-    const credentials = { authorization: header(request, 'authorization'), apiKey: header(request, 'x-api-key') };
-    if (credentials.authorization === undefined && credentials.apiKey === undefined && mayCarryIdentity(request)) return done();
-    request.authenticated = true;
-    settle(() => judge(request, reply, access, credentials), done);
-  });
 
   fastify.addHook('preValidation', (request, reply, done) => {
     if (request.authenticated) return done();
@@ -73,6 +60,20 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     if (access === 'public') return done();
     settle(() => judge(request, reply, access, { authorization: undefined, apiKey: undefined, identity: identityOf(request.body) }), done);
   });
+
+  // Before a byte of the body is read: a request naming its credential in a header is judged on
+  // it; one without may name it in a small JSON body's `identity` (the spec's field), and any other
+  // is refused here, so an unauthenticated caller never has a body read or parsed. A step of the
+  // edge's one onRequest hook (bootstrap.ts), judged at once for an API key: a promise is made only
+  // when a token or the grants need one.
+  return (request, reply, done) => {
+    const access = routeAccess(request);
+    if (access === 'public') return done();
+    const credentials = { authorization: header(request, 'authorization'), apiKey: header(request, 'x-api-key') };
+    if (credentials.authorization === undefined && credentials.apiKey === undefined && mayCarryIdentity(request)) return done();
+    request.authenticated = true;
+    settle(() => judge(request, reply, access, credentials), done);
+  };
 
   /**
    * Whether grants in the database's log may give the caller what its credential's level does not:
@@ -165,6 +166,9 @@ function mayCarryIdentity(request: FastifyRequest): boolean {
   const length = Number(header(request, 'content-length'));
   return /^application\/json\b/i.test(type) && Number.isInteger(length) && length > 0 && length <= IDENTITY_BODY_MAX;
 }
+
+/** One step of an onRequest hook: calls `done` to go on, or answers the request and does not. */
+export type OnRequestStep = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 /** Whether the request was answered here: true once refused. */
 type Verdict = boolean | Promise<boolean>;
