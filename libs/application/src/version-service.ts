@@ -214,7 +214,9 @@ export class VersionService {
       // holds its version from another commit (the same manifest retried elsewhere): when unsure, too.
       const made = finalised.filter(([manifest]) => !manifest.deferred);
       if (made.length === 0) return;
-      const view = await this.projections.current(ctx.database, ctx.arrivedAt).then((p) => p.state, () => undefined);
+      // Read from the head as of now, never from the request's arrival: the append that failed may
+      // have been made (its answer lost), and another commit may have recorded it since.
+      const view = await this.projections.current(ctx.database).then((p) => p.state, () => undefined);
       for (const [manifest, event] of made.reverse()) {
         const table = view?.table(event.data.table);
         const line = findLine(table, event.data.branch);
