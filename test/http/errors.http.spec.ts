@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
 
@@ -73,5 +74,24 @@ describe('error answers', () => {
     expectError(await api.post(`/v1/transaction/${tx}/alter`, { actions: [{ setStatusAction: {} }] }), 400, 13);
     expectError(await api.post('/v1/table/e%24t/describe', { id: 'e$t' }), 400, 13);
     expectError(await api.post('/v1/table/e%24t/describe', { branch: 'dev' }), 404, 22);
+  });
+
+  it('serves no request whose target is not a path: the route matched would not be the path its ids are read from', async () => {
+    // The router reads "*v1/namespace/e/describe" as "/v1/namespace/e/describe"; the id is read by
+    // position in the raw target, where it is "describe". It is answered as a route that is not there.
+    await api.post('/v1/namespace/describe/create', {});
+    const { port } = new URL(server.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('POST *v1/namespace/e/describe HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'),
+      );
+      socket.on('data', (d) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const unknown = await api.post('/v1/no-such-route', {});
+    expect(answer.split('\r\n')[0]).toBe(`HTTP/1.1 ${unknown.status} Not Acceptable`);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: unknown.body.code });
   });
 });

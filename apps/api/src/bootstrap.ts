@@ -92,6 +92,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     request.arrivedAt = performance.now();
     const problem = echoContext(request, reply, config.inputLimits.contextMaxBytes);
     if (problem) return done(problem);
+    if (!routableTarget(request)) return reply.callNotFound();
     if (!admitted(request, reply)) return;
     authenticate(request, reply, done);
   });
@@ -153,6 +154,17 @@ function drainOnSignals(app: NestFastifyApplication, logger: PinoLogger): (reque
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   return admitted;
+}
+
+/**
+ * Whether the request target is a path ("/v1/...") or an http(s) URL whose path the router reads.
+ * Node accepts other targets ("*v1/namespace/a/describe", "OPTIONS *"), which the router matches as
+ * if their first character were "/", while ids are read by position in the raw target: they are
+ * not found, as NestJS's adapter answered them before its request hooks were left off.
+ */
+function routableTarget(request: FastifyRequest): boolean {
+  const url = request.raw.url ?? '';
+  return request.is404 || url.charCodeAt(0) === 47 || /^https?:\/\/[^/?#]+\//i.test(url);
 }
 
 /**
