@@ -103,9 +103,9 @@ export class CatalogProjection {
     this.folded(read);
   }
 
-  /** The state now holds everything up to a head read begun at `read.startedAt`. */
+  /** The state holds everything up to a head read begun at `read.startedAt`, if it reached that head. */
   private folded(read: HeadRead): void {
-    if (read.startedAt > this.foldedAsOf) this.foldedAsOf = read.startedAt;
+    if (this.current.revision >= read.revision && read.startedAt > this.foldedAsOf) this.foldedAsOf = read.startedAt;
   }
 
   private headNow(): Promise<HeadRead> {

@@ -182,7 +182,8 @@ function settle(verdict: () => Verdict, done: (error?: Error) => void): void {
     return done(e as Error);
   }
   if (result === false) return done();
-  if (result !== true) result.then((refused) => refused || done(), done);
+  // A rejection with no error would read as "go on" to Fastify's callback: never let one through.
+  if (result !== true) result.then((refused) => refused || done(), (e: unknown) => done(e instanceof Error ? e : new Error(`authentication failed: ${String(e)}`)));
 }
 
 function refuse(reply: FastifyReply, request: FastifyRequest, status: number, code: number, error: string): true {
