@@ -2,7 +2,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { join } from 'node:path';
 import { finalManifestName, versionsDirOf } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
-import { report, scratchDir, startBareServer, startFloorCatalog, startServer, timed, timedWithCpu, vectorTable } from './support';
+import { median, report, scratchDir, startBareServer, startFloorCatalog, startServer, timed, timedWithCpu, vectorTable } from './support';
 
 /**
  * The real client's workload through this catalog (managed versioning: every commit is a
@@ -92,9 +92,7 @@ async function workload(sides: Side[], rows: number, tables = TABLES, appends = 
  * ms that land on one side's table; the total ratio takes them in, the median of pairs does not.
  */
 function medianRatio(sideMs: number[], dirMs: number[]): number {
-  const ratios = sideMs.map((ms, t) => ms / dirMs[t]).sort((a, b) => a - b);
-  const mid = ratios.length >> 1;
-  return ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+  return median(sideMs.map((ms, t) => ms / dirMs[t]));
 }
 
 const SAMPLES = 2_000;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Route, Run, pooled, run as runOn } from './load';
-import { report, startBareServer, startServer, timed } from './support';
+import { median, report, startBareServer, startServer, timed } from './support';
 
 /**
  * Catalog reads judged by grants: a catalog of BENCH_GRANT_TABLES tables (100 namespaces) and
@@ -26,12 +26,6 @@ async function send(url: string, key: string, body: unknown): Promise<any> {
   const text = await res.text();
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${text}`);
   return JSON.parse(text);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 async function main(): Promise<void> {

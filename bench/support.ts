@@ -204,6 +204,13 @@ export async function settle(url: string, transactionId: string): Promise<any> {
 /** Where report() also records its tables as JSON lines, for bench/chart.ts (BENCH_RESULTS, or none). */
 const RESULTS = process.env.BENCH_RESULTS;
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 export function report(title: string, rows: Array<Record<string, string | number>>): void {
   if (RESULTS) appendFileSync(RESULTS, `${JSON.stringify({ title, rows, at: new Date().toISOString() })}\n`);
   console.log(`\n## ${title}\n`);

@@ -18,9 +18,10 @@ import {
 import { BranchRefFiles, LanceTables } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
+import { stateFor } from './request-state';
 
 type TableBranchCreated = Extract<CatalogEvent, { type: 'TableBranchCreated' }>;
 
@@ -51,7 +52,7 @@ export class BranchService {
   }
 
   private async table(ctx: RequestContext, id: ObjectId): Promise<TableState> {
-    return requireTable((await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state, id);
+    return requireTable(await stateFor(this.projections, ctx), id);
   }
 
   async listTableBranches(ctx: RequestContext, id: ObjectId, page: PageRequest) {

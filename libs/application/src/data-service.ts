@@ -17,13 +17,14 @@ import {
 import { ArrowBody, DataPlane, DataPlaneCall, DataPlaneKind, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, listManifestsOnDisk, toArrowFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { retryingConflicts } from './conflict-retry';
 import { DataChange, DataChangeHandoff, ExpectedChange } from './data-change-handoff';
 import { HnswSearch } from './hnsw-search';
 import { dataPlaneError, lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
 import { StoredVersions } from './stored-versions';
+import { stateFor } from './request-state';
 
 
 /** A query of one version of one line of a table: `branch` absent is main, `version` absent its latest. */
@@ -71,7 +72,7 @@ export class DataService {
   }
 
   private async view(ctx: RequestContext) {
-    return (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    return stateFor(this.projections, ctx);
   }
 
   /** Refuses a version the table does not have. */

@@ -14,8 +14,9 @@ import {
   validateGrant,
 } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { RequestContext } from './request-context';
+import { stateFor } from './request-state';
 
 /** What a grants list may be narrowed to: a grantee, and the grants that reach one securable. */
 export interface GrantFilter {
@@ -39,7 +40,7 @@ export class GrantService {
   ) {}
 
   private async grants(ctx: RequestContext): Promise<GrantsState> {
-    return (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state.grants;
+    return (await stateFor(this.projections, ctx)).grants;
   }
 
   issue(ctx: RequestContext, fact: GrantFact) {

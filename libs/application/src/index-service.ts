@@ -22,7 +22,7 @@ import {
 } from '@app/catalog';
 import { IndexParams, checkIndexColumn, checkIndexParams, readHnswMeta, removeHnsw } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { DataService } from './data-service';
 import { IndexQueue } from './transaction-job-queue.port';
 import { lanceInputError } from './lance-errors';
@@ -30,6 +30,7 @@ import { retryingConflicts } from './conflict-retry';
 import { RequestContext } from './request-context';
 import { queueTransactionWork } from './queued-work';
 import { recordTransactionStatus } from './transaction-status';
+import { stateFor } from './request-state';
 
 interface IndexListing {
   index_name: string;
@@ -96,7 +97,7 @@ export class IndexService {
    * the request built.
    */
   async listTableIndices(ctx: RequestContext, req: { id: ObjectId; version?: number; page: PageRequest; branch?: string }) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    const view = await stateFor(this.projections, ctx);
     const table = await this.data.table(ctx, req.id, req.version, req.branch);
     const listed = new Map<string, IndexListing>();
     if (req.version === undefined) {
@@ -141,7 +142,7 @@ export class IndexService {
       if (!stats && version !== undefined) throw new CatalogError(ErrorCode.TableIndexNotFound, `index '${name}' does not exist at version ${version}`);
       const own = table.indexes.get(name);
       if (!stats && own?.indexType === 'HNSW') {
-        const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+        const view = await stateFor(this.projections, ctx);
         const meta = indexStatusOf(view, own) === 'ready' ? await readHnswMeta(this.data.files, lineLocation(table), name) : undefined;
         const rows = await dataset.countRows();
         const indexed = meta ? Math.min(meta.rows, rows) : 0;
@@ -192,7 +193,7 @@ export class IndexService {
 
   /** The worker's view of a build: the index request and its transaction's status. */
   async buildOf(ctx: RequestContext, id: ObjectId, name: string, transactionId: string, branch?: string) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    const view = await stateFor(this.projections, ctx);
     const table = requireLine(requireTable(view, id), branch);
     const index = requireIndex(view, id, name, branch);
     if (index.transactionId !== transactionId) throw new CatalogError(ErrorCode.TransactionNotFound, 'the index was requested again since');

@@ -1,5 +1,6 @@
 export * from './request-context';
 export * from './catalog-writer';
+export * from './request-state';
 export * from './namespace-service';
 export * from './table-service';
 export * from './version-service';

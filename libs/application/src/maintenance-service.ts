@@ -23,7 +23,7 @@ import { TagFiles, buildHnsw, manifestSummary, readHnswMeta } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import type { BranchService } from './branch-service';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { DataService } from './data-service';
 import { lanceInputError } from './lance-errors';
 import { queueTransactionWork, transactionWorkOf } from './queued-work';
@@ -31,6 +31,7 @@ import { RequestContext } from './request-context';
 import { StoredVersions } from './stored-versions';
 import { TransactionJobQueue } from './transaction-job-queue.port';
 import { recordTransactionStatus } from './transaction-status';
+import { stateFor } from './request-state';
 
 export type MaintenanceQueue = TransactionJobQueue<TableMaintenanceJob>;
 
@@ -73,7 +74,7 @@ export class MaintenanceService {
   }
 
   private async view(ctx: RequestContext): Promise<CatalogView> {
-    return (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    return stateFor(this.projections, ctx);
   }
 
   async request(

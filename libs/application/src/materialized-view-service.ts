@@ -14,13 +14,14 @@ import {
 } from '@app/catalog';
 import { LanceTables } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { DataService } from './data-service';
 import { lanceInputError } from './lance-errors';
 import { RequestContext } from './request-context';
 import { queueTransactionWork, transactionWorkOf } from './queued-work';
 import { ViewRefreshQueue } from './transaction-job-queue.port';
 import { recordTransactionStatus } from './transaction-status';
+import { stateFor } from './request-state';
 
 /** The schema metadata key lancedb keeps a materialized view's definition under. */
 const DEFINITION = 'mv.definition';
@@ -66,7 +67,7 @@ export class MaterializedViewService {
     }
     const query = parseViewQuery(req.sourceQuery);
     checkOutputSchema(req.outputSchema, query);
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    const view = await stateFor(this.projections, ctx);
     requireTable(view, [query.sourceTable]);
     if (view.table(req.id)) throw new CatalogError(ErrorCode.TableAlreadyExists, `table '${displayId(req.id)}' already exists`);
     const version = await this.lance

@@ -11,10 +11,11 @@ import {
   requireNamespace,
 } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
 import { queueScheduled, scheduledPurges } from './table-service';
+import { stateFor } from './request-state';
 
 export class NamespaceService {
   constructor(
@@ -25,7 +26,7 @@ export class NamespaceService {
   ) {}
 
   private view(ctx: RequestContext) {
-    return unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state);
+    return stateFor(this.projections, ctx);
   }
 
   createNamespace(ctx: RequestContext, req: { id: ObjectId; mode: CreateNamespaceMode; properties: Properties }) {

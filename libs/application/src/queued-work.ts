@@ -1,9 +1,10 @@
 import { CatalogError, CatalogEvent, CatalogView, ErrorCode, ObjectId, requireTable, requireTransaction } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { RequestContext } from './request-context';
 import { TransactionJobQueue } from './transaction-job-queue.port';
 import { recordTransactionStatus } from './transaction-status';
+import { stateFor } from './request-state';
 
 /**
  * Records a request for a worker's work (index build, backfill, view refresh) as a Queued
@@ -35,6 +36,6 @@ export async function queueTransactionWork<J>(
 
 /** The table a worker's job works on and where its transaction stands now. */
 export async function transactionWorkOf(projections: ProjectionRegistry, ctx: RequestContext, id: ObjectId, transactionId: string) {
-  const view = (await unavailableAs503(() => projections.current(ctx.database, ctx.arrivedAt))).state;
+  const view = await stateFor(projections, ctx);
   return { table: requireTable(view, id), status: requireTransaction(view, transactionId).status };
 }

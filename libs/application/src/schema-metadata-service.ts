@@ -15,10 +15,10 @@ import {
 import { ManifestFormatError, RewrittenManifest, SchemaMetadataVersion, readSchemaMetadata, schemaMetadataVersion } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
-import { unavailableAs503 } from './catalog-writer';
 import type { OnTable } from './data-mutation-service';
 import { RequestContext } from './request-context';
 import { VersionService } from './version-service';
+import { stateFor } from './request-state';
 
 /** How many times a change is made again on the new latest version when another commit took its version. */
 const ATTEMPTS = 5;
@@ -62,7 +62,7 @@ export class SchemaMetadataService {
   }
 
   private async attempt(ctx: RequestContext, target: OnTable, metadata: Record<string, string>): Promise<SchemaMetadataUpdated> {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    const view = await stateFor(this.projections, ctx);
     const table = requireTable(view, target.id);
     if (!table.managedVersioning) {
       throw new CatalogError(

@@ -2,8 +2,9 @@ import { CatalogError, ErrorCode, ObjectId, TableLine, VersionRecord, decideVers
 import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { RequestContext } from './request-context';
+import { stateFor } from './request-state';
 
 /** What a version found without its manifest is recorded with. */
 export const MANIFEST_GONE = 'its manifest was removed from storage outside the catalog (a client cleaned up old versions)';
@@ -64,7 +65,7 @@ export class StoredVersions {
   }
 
   private async line(ctx: RequestContext, id: ObjectId, branch?: string): Promise<TableLine | undefined> {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    const view = await stateFor(this.projections, ctx);
     const table = requireTable(view, id);
     return findLine(table, branch) ? requireLine(table, branch) : undefined;
   }

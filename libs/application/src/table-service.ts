@@ -27,14 +27,16 @@ import {
 } from '@app/catalog';
 import { LanceTables, checkStoredManifests, listManifestsOnDisk } from '@app/lance';
 import { Warehouse } from '@app/storage';
+import type { StorageOptions } from '@app/config';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { ClientStorageOptions, VendedTable } from './client-storage-options';
 import { requireRightToSetPolicy } from './policy-rights';
 import { PurgeService } from './purge-service';
 import { RequestContext } from './request-context';
 import { lanceInputError } from './lance-errors';
 import { StoredVersions } from './stored-versions';
+import { stateFor } from './request-state';
 
 export interface TableServiceOptions {
   managedVersioning: boolean;
@@ -68,7 +70,7 @@ export class TableService {
   ) {}
 
   private view(ctx: RequestContext) {
-    return unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state);
+    return stateFor(this.projections, ctx);
   }
 
   /**
@@ -76,7 +78,7 @@ export class TableService {
    * for the server's calls and its workers, what the vending port gives clients for that table at
    * their level otherwise (without credentials when the caller asks for none).
    */
-  storageOptions(ctx: RequestContext, table: VendedTable, vendCredentials = true): Promise<Record<string, string>> {
+  storageOptions(ctx: RequestContext, table: VendedTable, vendCredentials = true): StorageOptions | Promise<StorageOptions> {
     return this.options.clientOptions.forTable(ctx, table, vendCredentials);
   }
 
@@ -149,13 +151,12 @@ export class TableService {
     if (req.version !== undefined && table.managedVersioning) requireVersion(table, req.version);
     const answer: Record<string, unknown> = {
       location: table.location,
-      // Nothing to vend on a local warehouse: no promise to wait for on the most frequent read.
-      storage_options: this.warehouse.onObjectStore || ctx.service ? await this.storageOptions(ctx, table, req.vendCredentials ?? true) : {},
+      storage_options: await this.storageOptions(ctx, table, req.vendCredentials ?? true),
       properties: table.properties,
       managed_versioning: table.managedVersioning,
     };
     if (req.withTableUri) answer.table_uri = table.location.includes('://') ? table.location : `file://${table.location}`;
-    const onlyDeclared = table.managedVersioning ? isOnlyDeclared(table) : await this.onlyDeclared(table);
+    const onlyDeclared = await this.onlyDeclared(table);
     if (req.checkDeclared || req.loadDetailedMetadata) answer.is_only_declared = onlyDeclared;
     if (table.managedVersioning && table.latestVersion !== undefined) answer.version = req.version ?? table.latestVersion;
     if (req.loadDetailedMetadata && !onlyDeclared) {
@@ -263,9 +264,10 @@ export class TableService {
     }));
   }
 
-  private async onlyDeclared(table: TableLine): Promise<boolean> {
+  /** At once for a managed table (its versions are the catalog's); from its files otherwise. */
+  private onlyDeclared(table: TableLine): boolean | Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
-    return (await listManifestsOnDisk(this.warehouse.files, table.location)).length === 0;
+    return listManifestsOnDisk(this.warehouse.files, table.location).then((manifests) => manifests.length === 0);
   }
 }
 

@@ -1,8 +1,9 @@
 import { AlterTransactionAction, PropertyLimits, TransactionState, decideAlterTransaction, requireTransaction } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
-import { CatalogWriter, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter } from './catalog-writer';
 import { RequestContext } from './request-context';
 import { TransactionWaiting, recordTransactionWaiting } from './transaction-status';
+import { stateFor } from './request-state';
 
 export class TransactionService {
   constructor(
@@ -14,7 +15,7 @@ export class TransactionService {
   ) {}
 
   async describeTransaction(ctx: RequestContext, id: string) {
-    const view = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    const view = await stateFor(this.projections, ctx);
     const tx = view.transaction(id) ?? (await this.fromLog?.(ctx, id)) ?? requireTransaction(view, id);
     return { status: tx.status, properties: tx.properties };
   }

@@ -32,11 +32,12 @@ import {
 import { FinalisedManifest, ManifestFinaliser, StagingCheck, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
-import { CatalogWriter, Prepared, Rider, eventMetadata, unavailableAs503 } from './catalog-writer';
+import { CatalogWriter, Prepared, Rider, eventMetadata } from './catalog-writer';
 import { DataChangeHandoff } from './data-change-handoff';
 import { RequestContext } from './request-context';
 import { StoredVersions } from './stored-versions';
 import { tableVersionJson } from './version-json';
+import { stateFor } from './request-state';
 
 type VersionCreated = Extract<CatalogEvent, { type: 'TableVersionCreated' }>;
 
@@ -56,7 +57,7 @@ export class VersionService {
   ) {}
 
   private view(ctx: RequestContext) {
-    return unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state);
+    return stateFor(this.projections, ctx);
   }
 
   async listTableVersions(ctx: RequestContext, id: ObjectId, page: PageRequest, descending: boolean, branch?: string) {

@@ -21,6 +21,7 @@ import { FeedLedger, WebhookDelivery, WebhookRefusedError } from './change-feed/
 import { webhookSecret } from './change-feed/webhook-secrets';
 import { webhookSinkName } from './change-feed/webhook-target';
 import { RequestContext } from './request-context';
+import { stateFor } from './request-state';
 
 export interface WebhookSubscriptionRequest {
   url: string;
@@ -97,7 +98,7 @@ export class WebhookService {
   async list(ctx: RequestContext, page: PageRequest = {}) {
     const after = page.pageToken === undefined ? -1 : Number(page.pageToken);
     if (!Number.isSafeInteger(after)) throw invalidInput(`page_token '${page.pageToken}' is not one a page of subscriptions answered`);
-    const state = (await unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt))).state;
+    const state = await stateFor(this.projections, ctx);
     const ordered = state.webhooks
       .all()
       .filter((s) => s.createdRevision > after)
@@ -110,7 +111,7 @@ export class WebhookService {
   async describe(ctx: RequestContext, subscriptionId: string) {
     // The projection is caught up to the stream's head: its revision is the head.
     const [state, checkpoint] = await Promise.all([
-      unavailableAs503(() => this.projections.current(ctx.database, ctx.arrivedAt)).then((p) => p.state),
+      stateFor(this.projections, ctx),
       this.ledger ? this.ledger.checkpoint(ctx.database, webhookSinkName(subscriptionId)).catch(() => undefined) : Promise.resolve(undefined),
     ]);
     const s = state.webhooks.get(subscriptionId);

@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AccessLevel, Principal, higher, levelIn } from './access';
 
 export interface ApiKeyEntry {
@@ -66,9 +66,4 @@ export class ApiKeyRegistry {
   byDigest(digest: Buffer): Principal | undefined {
     return this.byHash.get(digest.toString('hex'));
   }
-}
-
-/** Compares a presented secret with the expected one without leaking where they differ. */
-export function sameSecret(presented: string, expected: string): boolean {
-  return timingSafeEqual(keyDigest(presented), keyDigest(expected));
 }
