@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { appendFileSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,28 +40,44 @@ export function scratchDir(prefix: string): string {
  */
 export async function startServer(env: Record<string, string> = {}, entry = 'dist/apps/api/src/standalone.js'): Promise<BenchServer> {
   const dataDir = scratchDir('lance-bench-');
-  const logFile = join(dataDir, 'server.log');
+  const started = await startProcess(entry, { PORT: '0', DATA_DIR: dataDir, QUEUE_PREFIX: `bench-${Date.now()}`, ...env }, join(dataDir, 'server.log'), /listening on (http:\/\/[\d.]+:\d+)/);
+  return { url: started.match[1], dataDir, pid: started.pid, stop: started.stop };
+}
+
+/**
+ * The API and a worker in processes of their own on one data dir, as README's separate roles run:
+ * the API process answers the catalog calls; the worker runs the jobs (the maintenance planner's
+ * compactions among them), so what each costs is measured apart.
+ */
+export async function startApiAndWorker(env: Record<string, string> = {}): Promise<BenchServer & { worker: { pid: number } }> {
+  const shared = { AUTH_SERVICE_KEY: randomBytes(32).toString('hex'), QUEUE_PREFIX: `bench-${Date.now()}`, ...env };
+  const api = await startServer(shared, 'dist/apps/api/src/main.js');
+  const worker = await startProcess('dist/apps/worker/src/main.js', { DATA_DIR: api.dataDir, CATALOG_URL: api.url, ...shared }, join(api.dataDir, 'worker.log'), /worker started/);
+  return { ...api, worker: { pid: worker.pid }, stop: async () => void (await Promise.all([worker.stop(), api.stop()])) };
+}
+
+/** Runs a compiled entry with its log in `logFile` until the log shows `ready`. */
+async function startProcess(entry: string, env: Record<string, string>, logFile: string, ready: RegExp): Promise<{ pid: number; match: RegExpExecArray; stop: () => Promise<void> }> {
   const log = openSync(logFile, 'a');
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, entry)], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', QUEUE_PREFIX: `bench-${Date.now()}`, ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', log, log],
   });
   closeSync(log);
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
-  let url: string | undefined;
-  for (let waited = 0; !url; waited += 50) {
+  let match: RegExpExecArray | null = null;
+  for (let waited = 0; !match; waited += 50) {
     const output = readFileSync(logFile, 'utf8');
-    url = /listening on (http:\/\/[\d.]+:\d+)/.exec(output)?.[1];
-    if (url) break;
-    if (exited !== undefined || waited > 120_000) throw new Error(`server ${exited === undefined ? 'did not start' : `exited ${exited}`}: ${output}`);
+    match = ready.exec(output);
+    if (match) break;
+    if (exited !== undefined || waited > 120_000) throw new Error(`${entry} ${exited === undefined ? 'did not start' : `exited ${exited}`}: ${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    url,
-    dataDir,
     pid: child.pid!,
+    match,
     stop: () =>
       new Promise<void>((done) => {
         if (exited !== undefined) return done();

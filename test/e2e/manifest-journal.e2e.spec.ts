@@ -75,8 +75,8 @@ describe('manifest journal', () => {
     reopened.close();
   });
 
-  it('syncs journaled manifests and releases them shortly after the commit', async () => {
-    const server = await start({ env: { MANIFEST_JOURNAL_FLUSH_MS: '50' } });
+  it('with no sync age, syncs journaled manifests and releases them shortly after the commit', async () => {
+    const server = await start({ env: { MANIFEST_JOURNAL_FLUSH_MS: '50', MANIFEST_JOURNAL_SYNC_AGE_MS: '0' } });
     const db = await lancedb.connectNamespace('rest', { uri: server.url });
     const table = await db.createTable('quick', rows(0, 5));
     await table.add(rows(5, 5));

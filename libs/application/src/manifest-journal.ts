@@ -3,6 +3,21 @@ import { DirectorySyncs, restoreFile, syncFiles } from '@app/lance';
 
 const BATCH = 1000;
 
+export interface ManifestJournalOptions {
+  /** How often pending manifests are looked at. */
+  flushMs: number;
+  /**
+   * How long a manifest stays journaled before it is synced and released. The kernel writes a
+   * file back on its own within its dirty expiry (Linux: 30 s, looked at every 5 s), and the sync
+   * of a file already written back costs a system call, not a disk write: syncing sooner makes the
+   * server pay for the write the kernel would have made anyway. 0 syncs at the next flush.
+   */
+  syncAgeMs: number;
+  /** Past this many pending manifests the oldest are synced whatever their age, so the journal stays bounded. */
+  maxPending: number;
+  onError: (error: unknown) => void;
+}
+
 /**
  * The other half of journaled manifests: the event store holds each finalised manifest's bytes,
  * written in the same durable write as its version's event, until this makes the file itself
@@ -13,10 +28,12 @@ export class ManifestJournal {
   private readonly dirs = new DirectorySyncs();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  /** The newest journal id seen at each look, oldest look first: what was pending by a given time. */
+  private readonly looks: Array<{ at: number; newest: number }> = [];
 
   constructor(
     private readonly journal: FileJournal,
-    private readonly options: { flushMs: number; onError: (error: unknown) => void },
+    private readonly options: ManifestJournalOptions,
   ) {}
 
   /** Restores every pending file as the journal recorded it; returns what it found. */
@@ -35,25 +52,38 @@ export class ManifestJournal {
     this.timer.unref();
   }
 
-  /** Syncs and releases what is pending now; one flush at a time. */
-  flush(): Promise<void> {
+  /** Syncs and releases what has been pending for the sync age (everything, when `all`); one flush at a time. */
+  flush(all = false): Promise<void> {
     const run = this.flushing.then(async () => {
+      const upTo = all ? Infinity : await this.aged();
       for (;;) {
         // Paths only: the files are on disk, and reading their bytes back cost every commit a copy.
-        const pending = await this.journal.pendingPaths(BATCH);
-        if (pending.length === 0) return;
-        await syncFiles(pending.map((f) => f.path), this.dirs);
-        await this.journal.release(pending.map((f) => f.id));
-        if (pending.length < BATCH) return;
+        const batch = await this.journal.pendingPaths(BATCH);
+        const due = batch.filter((f) => f.id <= upTo);
+        if (due.length === 0) return;
+        await syncFiles(due.map((f) => f.path), this.dirs);
+        await this.journal.release(due.map((f) => f.id));
+        if (due.length < BATCH) return;
       }
     });
     this.flushing = run.catch(() => undefined);
     return run;
   }
 
+  /** The highest journal id due now: recorded at least the sync age ago, or past the bound on pending files. */
+  private async aged(): Promise<number> {
+    const now = Date.now();
+    const newest = await this.journal.newestId();
+    this.looks.push({ at: now, newest });
+    const horizon = now - this.options.syncAgeMs;
+    while (this.looks.length > 1 && this.looks[1].at <= horizon) this.looks.shift();
+    const old = this.looks[0].at <= horizon ? this.looks[0].newest : 0;
+    return Math.max(old, newest - this.options.maxPending);
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flush();
+    await this.flush(true);
   }
 }

@@ -32,6 +32,8 @@ const schema = z.object({
   // Each flush also syncs every table directory it touched once and releases its rows in one
   // transaction: fewer, larger flushes spread those over more commits.
   MANIFEST_JOURNAL_FLUSH_MS: int('MANIFEST_JOURNAL_FLUSH_MS', 1000, 10, 60_000),
+  MANIFEST_JOURNAL_SYNC_AGE_MS: int('MANIFEST_JOURNAL_SYNC_AGE_MS', 40_000, 0, 3_600_000),
+  MANIFEST_JOURNAL_MAX_PENDING: int('MANIFEST_JOURNAL_MAX_PENDING', 10_000, 1, 10_000_000),
   DEFAULT_DATABASE: z
     .string()
     .default('default')
@@ -142,6 +144,8 @@ export interface AppConfig {
    */
   manifestDurability: 'journal' | 'fsync';
   manifestJournalFlushMs: number;
+  manifestJournalSyncAgeMs: number;
+  manifestJournalMaxPending: number;
   defaultDatabase: string;
   bodyLimit: number;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -263,6 +267,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     managedVersioning: c.MANAGED_VERSIONING,
     manifestDurability: c.MANIFEST_DURABILITY,
     manifestJournalFlushMs: c.MANIFEST_JOURNAL_FLUSH_MS,
+    manifestJournalSyncAgeMs: c.MANIFEST_JOURNAL_SYNC_AGE_MS,
+    manifestJournalMaxPending: c.MANIFEST_JOURNAL_MAX_PENDING,
     defaultDatabase: c.DEFAULT_DATABASE,
     bodyLimit: c.BODY_LIMIT,
     logLevel: c.LOG_LEVEL,

@@ -75,6 +75,8 @@ export interface FileJournal {
   pending(limit: number): Promise<Array<JournaledFile & { id: number }>>;
   /** The same files without their bytes: what syncing files already on disk needs. */
   pendingPaths(limit: number): Promise<Array<{ id: number; path: string }>>;
+  /** The highest id recorded so far (0 before any): ids only grow, so a file above it is recorded after this call. */
+  newestId(): Promise<number>;
   release(ids: readonly number[]): Promise<void>;
 }
 

@@ -176,6 +176,8 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
         s.journal && c.manifestDurability === 'journal' && !c.objectStore
           ? new ManifestJournal(s.journal, {
               flushMs: c.manifestJournalFlushMs,
+              syncAgeMs: c.manifestJournalSyncAgeMs,
+              maxPending: c.manifestJournalMaxPending,
               onError: (e) => new Logger('manifest-journal').error(`syncing journaled manifests failed (kept for the next try): ${String(e)}`),
             })
           : null,

@@ -88,6 +88,8 @@ export class SqliteEventStore implements EventStore {
       pendingFiles: this.db.prepare('SELECT id, path, bytes FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
       pendingPaths: this.db.prepare('SELECT id, path FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
       releaseFile: this.db.prepare('DELETE FROM file_journal WHERE id = ?'),
+      // AUTOINCREMENT's own record: ids are never reused, even once every file is released.
+      newestFile: this.db.prepare("SELECT coalesce(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'file_journal'").pluck().safeIntegers(false),
       dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
     };
     this.appendTx = this.db.transaction((streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, files: readonly JournaledFile[]) => {
@@ -117,6 +119,7 @@ export class SqliteEventStore implements EventStore {
         this.guard(() => (this.stmts.pendingFiles.all(BigInt(limit)) as Array<[number, string, Buffer]>).map(([id, path, bytes]) => ({ id, path, bytes }))),
       pendingPaths: async (limit) =>
         this.guard(() => (this.stmts.pendingPaths.all(BigInt(limit)) as Array<[number, string]>).map(([id, path]) => ({ id, path }))),
+      newestId: async () => this.guard(() => this.stmts.newestFile.get() as number),
       release: async (ids) => {
         if (ids.length) this.guard(() => releaseTx.immediate(ids));
       },
