@@ -13,8 +13,8 @@ export interface ManifestJournalOptions {
    * server pay for the write the kernel would have made anyway. 0 syncs at the next flush.
    */
   syncAgeMs: number;
-  /** Past this many pending manifests the oldest are synced whatever their age, so the journal stays bounded. */
-  maxPending: number;
+  /** Past this many bytes of pending manifests the oldest are synced whatever their age, so the journal stays bounded. */
+  maxPendingBytes: number;
   onError: (error: unknown) => void;
 }
 
@@ -52,14 +52,23 @@ export class ManifestJournal {
     this.timer.unref();
   }
 
-  /** Syncs and releases what has been pending for the sync age (everything, when `all`); one flush at a time. */
+  /**
+   * Syncs and releases, oldest first, what has been pending for the sync age and whatever more
+   * brings the journal under its bound (everything, when `all`); one flush at a time.
+   */
   flush(all = false): Promise<void> {
     const run = this.flushing.then(async () => {
       const upTo = all ? Infinity : await this.aged();
+      let excess = (await this.journal.pendingBytes()) - this.options.maxPendingBytes;
       for (;;) {
         // Paths only: the files are on disk, and reading their bytes back cost every commit a copy.
         const batch = await this.journal.pendingPaths(BATCH);
-        const due = batch.filter((f) => f.id <= upTo);
+        const due: typeof batch = [];
+        for (const file of batch) {
+          if (file.id > upTo && excess <= 0) break;
+          due.push(file);
+          excess -= file.size;
+        }
         if (due.length === 0) return;
         await syncFiles(due.map((f) => f.path), this.dirs);
         await this.journal.release(due.map((f) => f.id));
@@ -70,15 +79,13 @@ export class ManifestJournal {
     return run;
   }
 
-  /** The highest journal id due now: recorded at least the sync age ago, or past the bound on pending files. */
+  /** The highest journal id recorded at least the sync age ago, as the looks since then tell. */
   private async aged(): Promise<number> {
     const now = Date.now();
-    const newest = await this.journal.newestId();
-    this.looks.push({ at: now, newest });
+    this.looks.push({ at: now, newest: await this.journal.newestId() });
     const horizon = now - this.options.syncAgeMs;
     while (this.looks.length > 1 && this.looks[1].at <= horizon) this.looks.shift();
-    const old = this.looks[0].at <= horizon ? this.looks[0].newest : 0;
-    return Math.max(old, newest - this.options.maxPending);
+    return this.looks[0].at <= horizon ? this.looks[0].newest : 0;
   }
 
   async stop(): Promise<void> {

@@ -27,8 +27,8 @@ describe('manifest journal flushes', () => {
       .nextExpectedRevision;
   };
   const pending = async () => (await store.journal.pendingPaths(100)).map((f) => f.path.slice(dir.length + 1));
-  const journal = (syncAgeMs: number, maxPending = 10_000) =>
-    new ManifestJournal(store.journal, { flushMs: 60_000, syncAgeMs, maxPending, onError: (e) => { throw e; } });
+  const journal = (syncAgeMs: number, maxPendingBytes = 1 << 20) =>
+    new ManifestJournal(store.journal, { flushMs: 60_000, syncAgeMs, maxPendingBytes, onError: (e) => { throw e; } });
 
   it('keeps a manifest until a look at least the sync age ago saw it, then syncs and releases it', async () => {
     const manifests = journal(300);
@@ -53,11 +53,14 @@ describe('manifest journal flushes', () => {
     expect(await pending()).toEqual([]);
   });
 
-  it('syncs the oldest past the bound on pending manifests, whatever their age', async () => {
-    const manifests = journal(60_000, 2);
-    for (const name of ['a', 'b', 'c', 'd', 'e']) await commit(name);
+  it('syncs the oldest past the bound on pending bytes, whatever their age', async () => {
+    const manifests = journal(60_000, 5);
+    // Two bytes each: ten pending, five over the bound, so the three oldest go.
+    for (const name of ['a1', 'b2', 'c3', 'd4', 'e5']) await commit(name);
+    expect(await store.journal.pendingBytes()).toBe(10);
     await manifests.flush();
-    expect(await pending()).toEqual(['d', 'e']);
+    expect(await pending()).toEqual(['d4', 'e5']);
+    expect(await store.journal.pendingBytes()).toBe(4);
   });
 
   it('releases everything when it stops, and ids are never reused once all are released', async () => {

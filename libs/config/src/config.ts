@@ -33,7 +33,7 @@ const schema = z.object({
   // transaction: fewer, larger flushes spread those over more commits.
   MANIFEST_JOURNAL_FLUSH_MS: int('MANIFEST_JOURNAL_FLUSH_MS', 1000, 10, 60_000),
   MANIFEST_JOURNAL_SYNC_AGE_MS: int('MANIFEST_JOURNAL_SYNC_AGE_MS', 40_000, 0, 3_600_000),
-  MANIFEST_JOURNAL_MAX_PENDING: int('MANIFEST_JOURNAL_MAX_PENDING', 10_000, 1, 10_000_000),
+  MANIFEST_JOURNAL_MAX_PENDING_BYTES: int('MANIFEST_JOURNAL_MAX_PENDING_BYTES', 64 * 1024 * 1024, 0, 2 ** 40),
   DEFAULT_DATABASE: z
     .string()
     .default('default')
@@ -145,7 +145,7 @@ export interface AppConfig {
   manifestDurability: 'journal' | 'fsync';
   manifestJournalFlushMs: number;
   manifestJournalSyncAgeMs: number;
-  manifestJournalMaxPending: number;
+  manifestJournalMaxPendingBytes: number;
   defaultDatabase: string;
   bodyLimit: number;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -268,7 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     manifestDurability: c.MANIFEST_DURABILITY,
     manifestJournalFlushMs: c.MANIFEST_JOURNAL_FLUSH_MS,
     manifestJournalSyncAgeMs: c.MANIFEST_JOURNAL_SYNC_AGE_MS,
-    manifestJournalMaxPending: c.MANIFEST_JOURNAL_MAX_PENDING,
+    manifestJournalMaxPendingBytes: c.MANIFEST_JOURNAL_MAX_PENDING_BYTES,
     defaultDatabase: c.DEFAULT_DATABASE,
     bodyLimit: c.BODY_LIMIT,
     logLevel: c.LOG_LEVEL,

@@ -17,7 +17,7 @@ describe('configuration', () => {
     expect(c.warehouse).toBe(resolve('./data/warehouse'));
     expect(c.snapshotDir).toBe(resolve('./data/snapshots'));
     expect(c.snapshotEvery).toBe(100_000);
-    expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 1000 });
+    expect(c).toMatchObject({ accessLog: 'all', manifestDurability: 'journal', manifestJournalFlushMs: 1000, manifestJournalSyncAgeMs: 40_000, manifestJournalMaxPendingBytes: 64 * 1024 * 1024 });
     expect(c).toMatchObject({ tableCacheSize: 256, hnswCacheSize: 8 });
     expect(c.inputLimits).toEqual({
       sqlExpression: { maxBytes: 1024 * 1024, maxTerms: 10_000, maxDepth: 100, maxRepeat: 1000 },
@@ -126,6 +126,8 @@ describe('configuration', () => {
     ['ACCESS_LOG', 'some'],
     ['MANIFEST_DURABILITY', 'never'],
     ['MANIFEST_JOURNAL_FLUSH_MS', '0'],
+    ['MANIFEST_JOURNAL_SYNC_AGE_MS', '-1'],
+    ['MANIFEST_JOURNAL_MAX_PENDING_BYTES', 'lots'],
     ['HNSW_CACHE_SIZE', '0'],
     ['SQL_EXPRESSION_MAX_TERMS', '0'],
     ['SQL_EXPRESSION_MAX_DEPTH', 'deep'],

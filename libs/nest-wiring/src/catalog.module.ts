@@ -177,7 +177,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
           ? new ManifestJournal(s.journal, {
               flushMs: c.manifestJournalFlushMs,
               syncAgeMs: c.manifestJournalSyncAgeMs,
-              maxPending: c.manifestJournalMaxPending,
+              maxPendingBytes: c.manifestJournalMaxPendingBytes,
               onError: (e) => new Logger('manifest-journal').error(`syncing journaled manifests failed (kept for the next try): ${String(e)}`),
             })
           : null,

@@ -86,7 +86,9 @@ export class SqliteEventStore implements EventStore {
       headPosition: this.db.prepare('SELECT coalesce(MAX(position), 0) FROM events').pluck(),
       journalFile: this.db.prepare('INSERT INTO file_journal (path, bytes) VALUES (?, ?)'),
       pendingFiles: this.db.prepare('SELECT id, path, bytes FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
-      pendingPaths: this.db.prepare('SELECT id, path FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
+      // length() of a blob reads its size from the row, not its overflow pages.
+      pendingPaths: this.db.prepare('SELECT id, path, length(bytes) FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
+      pendingBytes: this.db.prepare('SELECT coalesce(SUM(length(bytes)), 0) FROM file_journal').pluck().safeIntegers(false),
       releaseFile: this.db.prepare('DELETE FROM file_journal WHERE id = ?'),
       // AUTOINCREMENT's own record: ids are never reused, even once every file is released.
       newestFile: this.db.prepare("SELECT coalesce(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'file_journal'").pluck().safeIntegers(false),
@@ -118,7 +120,8 @@ export class SqliteEventStore implements EventStore {
       pending: async (limit) =>
         this.guard(() => (this.stmts.pendingFiles.all(BigInt(limit)) as Array<[number, string, Buffer]>).map(([id, path, bytes]) => ({ id, path, bytes }))),
       pendingPaths: async (limit) =>
-        this.guard(() => (this.stmts.pendingPaths.all(BigInt(limit)) as Array<[number, string]>).map(([id, path]) => ({ id, path }))),
+        this.guard(() => (this.stmts.pendingPaths.all(BigInt(limit)) as Array<[number, string, number]>).map(([id, path, size]) => ({ id, path, size }))),
+      pendingBytes: async () => this.guard(() => this.stmts.pendingBytes.get() as number),
       newestId: async () => this.guard(() => this.stmts.newestFile.get() as number),
       release: async (ids) => {
         if (ids.length) this.guard(() => releaseTx.immediate(ids));
