@@ -85,6 +85,17 @@ describe('manifest journal', () => {
     expect(await (await db.openTable('quick')).countRows()).toBe(10);
   });
 
+  it('keeps manifests journaled until the kernel has had time to write them back, however often it looks', async () => {
+    const server = await start({ env: { MANIFEST_JOURNAL_FLUSH_MS: '50' } });
+    const db = await lancedb.connectNamespace('rest', { uri: server.url });
+    (await db.createTable('recent', rows(0, 5))).close();
+    const kept = journaled(server.dataDir);
+    expect(kept.length).toBeGreaterThan(0);
+    // Ten looks later, still younger than the default sync age (40 s).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(journaled(server.dataDir)).toEqual(kept);
+  });
+
   it('leaves nothing in the journal after a graceful stop', async () => {
     const server = await start({ env: { MANIFEST_JOURNAL_FLUSH_MS: '60000' } });
     const db = await lancedb.connectNamespace('rest', { uri: server.url });
