@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { startSwift } from '../test/support/swift';
-import { cpuOf, report, startApiAndWorker, startFloorCatalog, timed, timedWithCpu, vectorTable } from './support';
+import { cpuOf, inTurn, report, startApiAndWorker, startFloorCatalog, timed, timedWithCpu, vectorTable } from './support';
 
 /**
  * The lancedb client's workload with the warehouse on an object store: a real S3 server (OpenStack
@@ -31,9 +31,8 @@ interface Side {
 
 async function workload(sides: Side[], tables: number, timedRun: boolean): Promise<void> {
   for (let t = 0; t < tables; t++) {
-    // Each side goes first every other table: the store's own work after a side's requests (Swift
-    // updates its listings asynchronously) would otherwise always land on the side after it.
-    for (const side of t % 2 ? [...sides].reverse() : sides) {
+    // Swift updates its listings after answering: in a fixed order that work lands on the side after.
+    for (const side of inTurn(sides, t)) {
       const run = async () => {
         const table = await side.db.createTable(`t${t}`, vectorTable(0, ROWS, DIM, t), side.namespace);
         for (let a = 1; a <= APPENDS; a++) await table.add(vectorTable(a * ROWS, ROWS, DIM, t));

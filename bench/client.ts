@@ -2,7 +2,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { join } from 'node:path';
 import { finalManifestName, versionsDirOf } from '@app/catalog';
 import { SqliteEventStore } from '@app/event-store';
-import { cpuOf, median, report, scratchDir, startApiAndWorker, startBareServer, startFloorCatalog, startServer, timed, timedWithCpu, vectorTable } from './support';
+import { cpuOf, inTurn, median, report, scratchDir, startApiAndWorker, startBareServer, startFloorCatalog, startServer, timed, timedWithCpu, vectorTable } from './support';
 
 /**
  * The real client's workload through this catalog (managed versioning: every commit is a
@@ -72,9 +72,7 @@ async function step(side: Side, work: () => Promise<void>): Promise<number> {
  */
 async function workload(sides: Side[], rows: number, tables = TABLES, appends = APPENDS): Promise<void> {
   for (let t = 0; t < tables; t++) {
-    // The order turns by one each table: what one side leaves behind (the kernel writing its files
-    // back, a catalog's own work once its appends stop) lands on every side alike, not on the next.
-    for (const side of sides.map((_, i) => sides[(i + t) % sides.length])) {
+    for (const side of inTurn(sides, t)) {
       const ms = await step(side, async () => {
         const table = await side.db.createTable(`t${t}`, vectorTable(0, rows, DIM, t), side.namespace);
         for (let a = 1; a <= appends; a++) await table.add(vectorTable(a * rows, rows, DIM, t));
@@ -84,7 +82,7 @@ async function workload(sides: Side[], rows: number, tables = TABLES, appends = 
     }
   }
   for (let t = 0; t < tables; t++) {
-    for (const side of sides.map((_, i) => sides[(i + t) % sides.length])) {
+    for (const side of inTurn(sides, t)) {
       await step(side, async () => {
         const table = await side.db.openTable(`t${t}`, side.namespace);
         side.rows += await table.countRows();

@@ -111,6 +111,15 @@ function startScript(script: string, ...args: string[]): Promise<{ url: string; 
   });
 }
 
+/**
+ * The sides in the order of table `t`'s turn: turned by one each table, so that what one side
+ * leaves behind (the kernel writing its files back, a store finishing a request's work after its
+ * answer, a catalog's work once its appends stop) lands on every side alike, not always on the next.
+ */
+export function inTurn<T>(sides: readonly T[], t: number): T[] {
+  return sides.map((_, i) => sides[(i + t) % sides.length]);
+}
+
 /** CPU time a process has used so far, in µs. */
 export function cpuOf(pid: number): number {
   const { user, system } = cpuSplitOf(pid);

@@ -1,19 +1,8 @@
-import Database from 'better-sqlite3';
 import { existsSync, readFileSync, truncateSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Api } from '../support/http';
+import { journaledPaths } from '../support/journal';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
-
-/** Paths of the manifests the embedded store still holds in its journal (not yet synced on disk). */
-function journaled(dataDir: string): string[] {
-  const db = new Database(join(dataDir, 'events.sqlite3'), { readonly: true });
-  try {
-    return (db.prepare('SELECT path FROM file_journal ORDER BY id').all() as Array<{ path: string }>).map((r) => r.path);
-  } finally {
-    db.close();
-  }
-}
 
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -55,7 +44,7 @@ describe('manifest journal', () => {
     const versions = (await new Api(first.url).post('/v1/table/j%24t/version/list', null)).body.versions as Array<{ version: number; manifest_path: string }>;
     const paths = new Map(versions.map((v) => [v.version, `/${v.manifest_path.replace(/^\/+/, '')}`]));
     expect([...paths.keys()].sort()).toEqual([1, 2, 3]);
-    expect(journaled(dataDir)).toEqual(expect.arrayContaining([...paths.values()]));
+    expect(journaledPaths(dataDir)).toEqual(expect.arrayContaining([...paths.values()]));
     const original = new Map([...paths].map(([v, p]) => [v, readFileSync(p)]));
 
     await first.kill9();
@@ -65,7 +54,7 @@ describe('manifest journal', () => {
 
     const second = await start({ dataDir, env });
     for (const [v, p] of paths) expect(readFileSync(p).equals(original.get(v)!)).toBe(true);
-    expect(journaled(dataDir)).toEqual([]);
+    expect(journaledPaths(dataDir)).toEqual([]);
     expect(second.output()).toMatch(/recovered journaled manifests: 2 restored, 1 intact, 0 with their table gone/);
 
     const reopened = await (await lancedb.connectNamespace('rest', { uri: second.url })).openTable('t', ['j']);
@@ -81,7 +70,7 @@ describe('manifest journal', () => {
     const table = await db.createTable('quick', rows(0, 5));
     await table.add(rows(5, 5));
     table.close();
-    await until(() => journaled(server.dataDir).length === 0, 'the journal is empty');
+    await until(() => journaledPaths(server.dataDir).length === 0, 'the journal is empty');
     expect(await (await db.openTable('quick')).countRows()).toBe(10);
   });
 
@@ -89,20 +78,20 @@ describe('manifest journal', () => {
     const server = await start({ env: { MANIFEST_JOURNAL_FLUSH_MS: '50' } });
     const db = await lancedb.connectNamespace('rest', { uri: server.url });
     (await db.createTable('recent', rows(0, 5))).close();
-    const kept = journaled(server.dataDir);
+    const kept = journaledPaths(server.dataDir);
     expect(kept.length).toBeGreaterThan(0);
     // Ten looks later, still younger than the default sync age (40 s).
     await new Promise((r) => setTimeout(r, 500));
-    expect(journaled(server.dataDir)).toEqual(kept);
+    expect(journaledPaths(server.dataDir)).toEqual(kept);
   });
 
   it('leaves nothing in the journal after a graceful stop', async () => {
     const server = await start({ env: { MANIFEST_JOURNAL_FLUSH_MS: '60000' } });
     const db = await lancedb.connectNamespace('rest', { uri: server.url });
     (await db.createTable('graceful', rows(0, 5))).close();
-    expect(journaled(server.dataDir).length).toBeGreaterThan(0);
+    expect(journaledPaths(server.dataDir).length).toBeGreaterThan(0);
     await server.stop();
-    expect(journaled(server.dataDir)).toEqual([]);
+    expect(journaledPaths(server.dataDir)).toEqual([]);
   });
 
   it('with MANIFEST_DURABILITY=fsync syncs each manifest before its event and journals nothing', async () => {
@@ -111,7 +100,7 @@ describe('manifest journal', () => {
     const table = await db.createTable('synced', rows(0, 5));
     await table.add(rows(5, 5));
     table.close();
-    expect(journaled(server.dataDir)).toEqual([]);
+    expect(journaledPaths(server.dataDir)).toEqual([]);
     const versions = (await new Api(server.url).post('/v1/table/synced/version/list', null)).body.versions as Array<{ manifest_path: string }>;
     expect(versions).toHaveLength(2);
     for (const v of versions) expect(existsSync(`/${v.manifest_path.replace(/^\/+/, '')}`)).toBe(true);

@@ -1,10 +1,10 @@
 import * as lancedb from '@lancedb/lancedb';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { SqliteEventStore, WRITE_FREEZE_POLL_MS, recordOperatorEvent } from '@app/event-store';
 import { Api } from '../support/http';
 import { TestDatabase, createTestDatabase } from '../support/postgres';
 import { BuiltTable, CatalogShape, countEveryVersion, lanceCatalog, replayDigests, rows, writeCatalog } from '../support/operator';
+import { journaledPaths } from '../support/journal';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
 
 /**
@@ -13,15 +13,6 @@ import { RunningServer, startServer, tempDataDir } from '../support/server';
  */
 const FULL = process.env.OPERATOR_CHECK_FULL === '1';
 
-/** How many manifests the embedded store in `dataDir` still journals (not yet synced on disk). */
-function journaledManifests(dataDir: string): number {
-  const db = new Database(join(dataDir, 'events.sqlite3'), { readonly: true });
-  try {
-    return (db.prepare('SELECT count(*) AS n FROM file_journal').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 const SHAPE: CatalogShape = FULL ? { namespaces: 5, tablesPerNamespace: 10, versionsPerTable: 20 } : { namespaces: 2, tablesPerNamespace: 2, versionsPerTable: 6 };
 
 /** A lancedb client committing to one table over and over; it remembers what was acknowledged. */
@@ -109,11 +100,11 @@ describe(`lance-catalog migrate (${SHAPE.namespaces * SHAPE.tablesPerNamespace} 
     await writer.start(source.url, ['ns0'], 'live', true);
     await new Promise((r) => setTimeout(r, 500));
     // The writer's manifests are journaled, not yet synced: the server keeps them until the kernel has written them back.
-    expect(journaledManifests(dataDir)).toBeGreaterThan(0);
+    expect(journaledPaths(dataDir).length).toBeGreaterThan(0);
     const migrated = await lanceCatalog(['migrate', '--to', postgres.url, '--json'], { EVENT_STORE: 'embedded', DATA_DIR: dataDir });
     expect(migrated.code).toBe(0);
     // The new store keeps no journal: every manifest the old one held was synced and released first.
-    expect(journaledManifests(dataDir)).toBe(0);
+    expect(journaledPaths(dataDir)).toHaveLength(0);
     expect(migrated.json).toMatchObject({ digests_equal: true, to: postgres.url, next_step: expect.stringContaining(`EVENT_STORE=${postgres.url}`) });
     if (FULL) console.log(JSON.stringify({ ...migrated.json, digests: undefined, writer: { acknowledged: writer.acknowledged.size, failures: writer.failures.length } }));
 

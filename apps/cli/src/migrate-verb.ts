@@ -1,4 +1,4 @@
-import { ManifestJournal } from '@app/application';
+import { syncJournaled } from '@app/application';
 import { EventStore, OPERATOR_STREAM, WRITE_FREEZE_POLL_MS, recordOperatorEvent } from '@app/event-store';
 import { describeDatabases, replayLog } from '@app/projections';
 import { CommandFailure, EXIT } from './exit-codes';
@@ -84,7 +84,7 @@ Copies every database's events from the store --from names (default: EVENT_STORE
           if (await landedAfter(source, last)) throw new CommandFailure(EXIT.findings, LANDED_AFTER);
           // Manifests the source still journals (kept until the kernel writes them back) are synced
           // now: the target keeps no journal that could put them back after a crash.
-          if (source.journal) await new ManifestJournal(source.journal, { flushMs: 0, syncAgeMs: 0, maxPendingBytes: 0, onError: () => undefined }).flush(true);
+          if (source.journal) await syncJournaled(source.journal);
         } else await recordOperatorEvent(source, { type: 'WritesResumed', data: { reason: 'the copy does not replay to the same catalog' } });
         frozenMs = Date.now() - frozenAt;
       } catch (e) {

@@ -58,22 +58,14 @@ export class ManifestJournal {
    */
   flush(all = false): Promise<void> {
     const run = this.flushing.then(async () => {
-      const upTo = all ? Infinity : await this.aged();
+      if (all) return syncJournaled(this.journal, this.dirs);
+      const upTo = await this.aged();
       let excess = (await this.journal.pendingBytes()) - this.options.maxPendingBytes;
-      for (;;) {
-        // Paths only: the files are on disk, and reading their bytes back cost every commit a copy.
-        const batch = await this.journal.pendingPaths(BATCH);
-        const due: typeof batch = [];
-        for (const file of batch) {
-          if (file.id > upTo && excess <= 0) break;
-          due.push(file);
-          excess -= file.size;
-        }
-        if (due.length === 0) return;
-        await syncFiles(due.map((f) => f.path), this.dirs);
-        await this.journal.release(due.map((f) => f.id));
-        if (due.length < BATCH) return;
-      }
+      await syncJournaled(this.journal, this.dirs, (file) => {
+        if (file.id > upTo && excess <= 0) return false;
+        excess -= file.size;
+        return true;
+      });
     });
     this.flushing = run.catch(() => undefined);
     return run;
@@ -92,5 +84,27 @@ export class ManifestJournal {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.flush(true);
+  }
+}
+
+/**
+ * Syncs the pending files on disk and releases them, oldest first, up to the first one `due`
+ * refuses (every one, without it): what a journal's flush does, and what moving the log off the
+ * store that journals them must do first.
+ */
+export async function syncJournaled(
+  journal: FileJournal,
+  dirs = new DirectorySyncs(),
+  due: (file: { id: number; size: number }) => boolean = () => true,
+): Promise<void> {
+  for (;;) {
+    // Paths only: the files are on disk, and reading their bytes back cost every commit a copy.
+    const batch = await journal.pendingPaths(BATCH);
+    const taken = batch.findIndex((file) => !due(file));
+    const synced = taken < 0 ? batch : batch.slice(0, taken);
+    if (synced.length === 0) return;
+    await syncFiles(synced.map((f) => f.path), dirs);
+    await journal.release(synced.map((f) => f.id));
+    if (synced.length < BATCH) return;
   }
 }
