@@ -27,3 +27,4 @@ export * from './manifest-references';
 export * from './stored-manifests';
 export * from './manifest-schema-metadata';
 export * from './manifest-indices';
+export * from './buffer-pool';

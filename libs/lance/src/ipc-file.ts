@@ -5,13 +5,12 @@ import * as arrow from 'apache-arrow';
 import { FileBlock, Footer } from 'apache-arrow/ipc/metadata/file';
 import { invalidInput } from '@app/catalog';
 import { ARROW_FILE_MAGIC as MAGIC } from './arrow-ipc';
+import { BufferPool } from './buffer-pool';
 
 const CONTINUATION = -1;
 
-/** Buffers up to this size are kept for the next body: a fresh one costs its page faults again. */
-const KEEP_BYTES = 16 * 1024 * 1024;
-const KEEP_COUNT = 4;
-const kept: Buffer[] = [];
+/** Files of up to 16 MiB, 64 MiB in all, are kept for the next body: a fresh buffer costs its page faults again. */
+const files = new BufferPool(16 * 1024 * 1024, 64 * 1024 * 1024);
 
 /**
  * Runs `use` with the Arrow IPC file of a body that arrived as an IPC stream, for Lance's native
@@ -29,23 +28,12 @@ export async function withIpcFile<T>(body: { bytes: Buffer; table: arrow.Table }
   if (messages.dictionaries > 0 || !messages.schema) return use(Buffer.from(arrow.tableToIPC(body.table, 'file')));
   const footer = Footer.encode(new Footer(messages.schema, arrow.MetadataVersion.V5, messages.batches, []));
   const size = 8 + messages.end + footer.length + 4 + MAGIC.length;
-  const buffer = take(size);
+  const buffer = files.take(size);
   try {
     return await use(fill(buffer.subarray(0, size), bytes, messages.end, footer));
   } finally {
-    give(buffer);
+    files.give(buffer);
   }
-}
-
-function take(size: number): Buffer {
-  const i = kept.findIndex((b) => b.length >= size);
-  return i >= 0 ? kept.splice(i, 1)[0] : Buffer.allocUnsafe(size);
-}
-
-function give(buffer: Buffer): void {
-  if (buffer.length > KEEP_BYTES) return;
-  kept.push(buffer);
-  if (kept.length > KEEP_COUNT) kept.sort((a, b) => b.length - a.length).pop();
 }
 
 function fill(file: Buffer, bytes: Buffer, end: number, footer: Uint8Array): Buffer {

@@ -11,6 +11,7 @@ import { Answer, Operation, OperationServices, RawOperation, Subject, isMount, i
 import { inOrder } from './check-order';
 import { judgeByGrants } from './grant-gate';
 import { parseRequest, requestParser } from './parse-request';
+import { releaseArrowBody } from '../http/arrow-body-parser';
 
 const CONTENT_TYPES: Record<Answer, string | undefined> = {
   json: undefined,
@@ -55,7 +56,11 @@ function handlerOf(entry: Operation): Handler {
     } catch (e) {
       return refused(e);
     }
-    return isThenable(result) ? Promise.resolve(result).catch(refused) : result;
+    if (entry.body !== 'arrow-stream') return isThenable(result) ? Promise.resolve(result).catch(refused) : result;
+    // The body's buffer is kept for the next body once nothing the operation started can read it.
+    return Promise.resolve(result)
+      .catch(refused)
+      .finally(() => releaseArrowBody(request));
   };
 }
 

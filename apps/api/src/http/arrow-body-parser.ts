@@ -1,0 +1,100 @@
+import { BufferPool } from '@app/lance';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { draining } from './error-filter';
+
+export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+
+/** Bodies smaller than this are gathered as Node reads them: their memory comes from Node's own slabs. */
+const POOLED_FROM = 64 * 1024;
+/** Body buffers of up to 64 MiB, 128 MiB in all, sized in whole MiB, are kept for the next body. */
+const bodies = new BufferPool(64 * 1024 * 1024, 128 * 1024 * 1024, 1024 * 1024);
+/** The kept buffer under each request's body, until its operation is over. */
+const lent = new WeakMap<object, Buffer>();
+
+/** Fastify's own failures, answered as before (error-filter.ts maps their codes). */
+class BodyFailure extends Error {
+  constructor(
+    readonly code: 'FST_ERR_CTP_BODY_TOO_LARGE' | 'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Reads Arrow IPC bodies (InsertIntoTable, CreateTable, MergeInsertIntoTable) into a buffer kept
+ * from one body to the next, rather than into a fresh one per request: a fresh multi-megabyte
+ * buffer's page faults cost more than the copy (BufferPool). The buffer is the request's until its
+ * operation is over, whatever the outcome (`releaseArrowBody`); a body whose operation never runs
+ * (refused on arrival, or its caller gone) just leaves its buffer to the garbage collector. A
+ * Content-Length past the limit is refused before a byte is read, and the body read on and thrown
+ * away, so the caller, still sending, gets the answer.
+ */
+export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: number): void {
+  const tooLarge = () => new BodyFailure('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large');
+  fastify.addContentTypeParser(ARROW_STREAM, (request, payload, done) => {
+    const header = request.headers['content-length'];
+    const declared = header === undefined ? undefined : Number(header);
+    if (declared !== undefined && declared > maxBytes) {
+      draining.add(request.raw);
+      payload.resume();
+      return done(tooLarge(), undefined);
+    }
+    // Known in advance: the bytes go straight into their buffer. Chunked: gathered, then copied into one.
+    const buffer = declared !== undefined && declared >= POOLED_FROM ? bodies.take(declared) : undefined;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let finished = false;
+    const finish = (error: Error | null, body?: Buffer) => {
+      if (finished) return;
+      finished = true;
+      payload.removeListener('data', onData);
+      if (error) {
+        if (buffer) bodies.give(buffer);
+        draining.add(request.raw);
+        payload.resume();
+      }
+      done(error, body);
+    };
+    const onData = (chunk: Buffer) => {
+      if (finished) return;
+      if (bytes + chunk.length > (declared ?? maxBytes)) {
+        return finish(declared === undefined ? tooLarge() : new BodyFailure('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
+      }
+      if (buffer) chunk.copy(buffer, bytes);
+      else chunks.push(chunk);
+      bytes += chunk.length;
+    };
+    payload.on('data', onData);
+    payload.once('error', (e) => finish(e));
+    payload.once('end', () => {
+      if (declared !== undefined && bytes !== declared) {
+        return finish(new BodyFailure('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
+      }
+      if (buffer) return finish(null, lend(request, buffer, bytes));
+      if (bytes < POOLED_FROM) return finish(null, Buffer.concat(chunks, bytes));
+      const gathered = bodies.take(bytes);
+      let at = 0;
+      for (const chunk of chunks) at += chunk.copy(gathered, at);
+      finish(null, lend(request, gathered, bytes));
+    });
+  });
+}
+
+function lend(request: FastifyRequest, buffer: Buffer, length: number): Buffer {
+  lent.set(request.raw, buffer);
+  return buffer.subarray(0, length);
+}
+
+/**
+ * Gives the request's body buffer back for the next body. Called once the operation that read
+ * it is over: nothing it started may still read the body (the data plane copies a body into its
+ * process's input, or hands it to Lance and waits for Lance to finish).
+ */
+export function releaseArrowBody(request: FastifyRequest): void {
+  const buffer = lent.get(request.raw);
+  if (!buffer) return;
+  lent.delete(request.raw);
+  bodies.give(buffer);
+}
