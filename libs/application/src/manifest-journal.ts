@@ -30,6 +30,14 @@ export class ManifestJournal {
   private flushing: Promise<void> = Promise.resolve();
   /** The newest journal id seen at each look, oldest look first: what was pending by a given time. */
   private readonly looks: Array<{ at: number; newest: number }> = [];
+  /**
+   * The pending files' sizes as counted so far, oldest first, and their sum. Each flush reads only
+   * the rows recorded since the last (`pendingPaths` after the newest counted): summing every
+   * pending row each second read as many pages of the store as the journal held rows (40 s of
+   * commits), and pushed the pages commits use out of SQLite's cache.
+   */
+  private counted: Array<{ id: number; size: number }> = [];
+  private countedBytes = 0;
 
   constructor(
     private readonly journal: FileJournal,
@@ -58,17 +66,54 @@ export class ManifestJournal {
    */
   flush(all = false): Promise<void> {
     const run = this.flushing.then(async () => {
-      if (all) return syncJournaled(this.journal, this.dirs);
+      if (all) {
+        await syncJournaled(this.journal, this.dirs);
+        this.uncount(Infinity);
+        return;
+      }
       const upTo = await this.aged();
-      let excess = (await this.journal.pendingBytes()) - this.options.maxPendingBytes;
+      let excess = (await this.pendingBytes()) - this.options.maxPendingBytes;
+      const oldest = this.counted[0]?.id;
+      if (oldest === undefined || (oldest > upTo && excess <= 0)) return;
+      let first = true;
+      let released = 0;
       await syncJournaled(this.journal, this.dirs, (file) => {
+        // The oldest row left: any counted before it was released elsewhere (another process on the same store).
+        if (first) excess -= this.uncount(file.id - 1);
+        first = false;
         if (file.id > upTo && excess <= 0) return false;
         excess -= file.size;
+        released = file.id;
         return true;
       });
+      // Nothing left at all (`first`): everything counted was released elsewhere.
+      this.uncount(first ? Infinity : released);
     });
     this.flushing = run.catch(() => undefined);
     return run;
+  }
+
+  /** What the pending files hold together: those counted before, and those recorded since. */
+  private async pendingBytes(): Promise<number> {
+    for (;;) {
+      const after = this.counted.length ? this.counted[this.counted.length - 1].id : 0;
+      const recorded = await this.journal.pendingPaths(BATCH, after);
+      for (const { id, size } of recorded) {
+        this.counted.push({ id, size });
+        this.countedBytes += size;
+      }
+      if (recorded.length < BATCH) return this.countedBytes;
+    }
+  }
+
+  /** Stops counting the files up to `id`, released; returns how many bytes they held. */
+  private uncount(id: number): number {
+    let n = 0;
+    let bytes = 0;
+    while (n < this.counted.length && this.counted[n].id <= id) bytes += this.counted[n++].size;
+    if (n > 0) this.counted = this.counted.slice(n);
+    this.countedBytes -= bytes;
+    return bytes;
   }
 
   /** The highest journal id recorded at least the sync age ago, as the looks since then tell. */

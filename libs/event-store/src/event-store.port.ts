@@ -73,10 +73,11 @@ export interface AppendOptions {
 export interface FileJournal {
   /** Pending files, oldest first. */
   pending(limit: number): Promise<Array<JournaledFile & { id: number }>>;
-  /** The same files without their bytes (`size` is how many they are): what syncing files already on disk needs. */
-  pendingPaths(limit: number): Promise<Array<{ id: number; path: string; size: number }>>;
-  /** How many bytes the pending files hold together. */
-  pendingBytes(): Promise<number>;
+  /**
+   * The same files without their bytes (`size` is how many they are): what syncing files already
+   * on disk needs. With `afterId`, only those recorded after it: what counting new ones needs.
+   */
+  pendingPaths(limit: number, afterId?: number): Promise<Array<{ id: number; path: string; size: number }>>;
   /** The highest id recorded so far (0 before any): ids only grow, so a file above it is recorded after this call. */
   newestId(): Promise<number>;
   release(ids: readonly number[]): Promise<void>;

@@ -87,8 +87,7 @@ export class SqliteEventStore implements EventStore {
       journalFile: this.db.prepare('INSERT INTO file_journal (path, bytes) VALUES (?, ?)'),
       pendingFiles: this.db.prepare('SELECT id, path, bytes FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
       // length() of a blob reads its size from the row, not its overflow pages.
-      pendingPaths: this.db.prepare('SELECT id, path, length(bytes) FROM file_journal ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
-      pendingBytes: this.db.prepare('SELECT coalesce(SUM(length(bytes)), 0) FROM file_journal').pluck().safeIntegers(false),
+      pendingPaths: this.db.prepare('SELECT id, path, length(bytes) FROM file_journal WHERE id > ? ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
       releaseFile: this.db.prepare('DELETE FROM file_journal WHERE id = ?'),
       // AUTOINCREMENT's own record: ids are never reused, even once every file is released.
       newestFile: this.db.prepare("SELECT coalesce(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'file_journal'").pluck().safeIntegers(false),
@@ -119,9 +118,10 @@ export class SqliteEventStore implements EventStore {
     this.journal = {
       pending: async (limit) =>
         this.guard(() => (this.stmts.pendingFiles.all(BigInt(limit)) as Array<[number, string, Buffer]>).map(([id, path, bytes]) => ({ id, path, bytes }))),
-      pendingPaths: async (limit) =>
-        this.guard(() => (this.stmts.pendingPaths.all(BigInt(limit)) as Array<[number, string, number]>).map(([id, path, size]) => ({ id, path, size }))),
-      pendingBytes: async () => this.guard(() => this.stmts.pendingBytes.get() as number),
+      pendingPaths: async (limit, afterId = 0) =>
+        this.guard(() =>
+          (this.stmts.pendingPaths.all(BigInt(afterId), BigInt(limit)) as Array<[number, string, number]>).map(([id, path, size]) => ({ id, path, size })),
+        ),
       newestId: async () => this.guard(() => this.stmts.newestFile.get() as number),
       release: async (ids) => {
         if (ids.length) this.guard(() => releaseTx.immediate(ids));
