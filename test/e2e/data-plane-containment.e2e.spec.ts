@@ -1,7 +1,20 @@
 import * as arrow from 'apache-arrow';
+import { readdirSync, readFileSync } from 'node:fs';
 import { ARROW_STREAM, arrowStream, sampleTable } from '../support/arrow-data';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
+
+/** The environment of each running data-plane process of the server (its children running data-plane-process.js). */
+function dataPlaneEnvironments(serverPid: number): Array<Record<string, string>> {
+  const children = readdirSync('/proc').filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(serverPid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('data-plane-process.js');
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+  return children.map((pid) => Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])));
+}
 
 /** What no answer may carry: Lance's source paths, its chains of causes, the server's own directories. */
 function expectNoInternals(text: string, dataDir: string): void {
@@ -109,5 +122,14 @@ describe('a crash or a runaway allocation inside Lance costs one request, not th
     }
     expect(answers[0].body.error).toContain("no column named 'nope'");
     expect(answers[2].body.error).toContain("no SQL function named 'frob'");
+  });
+
+  test("data-plane processes keep freed memory for the next operation (glibc's thresholds), a quarter of DATA_PLANE_MEMORY_MB at most", async () => {
+    expect((await api.post(`/v1/table/${Api.id(['c', 'items'])}/count_rows`, {})).status).toBe(200);
+    const environments = dataPlaneEnvironments(server.process.pid!);
+    expect(environments.length).toBeGreaterThan(0);
+    for (const env of environments) {
+      expect([env.MALLOC_MMAP_THRESHOLD_, env.MALLOC_TRIM_THRESHOLD_]).toEqual([String(32 * 1024 * 1024), String((MEMORY_MB / 4) * 1024 * 1024)]);
+    }
   });
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, ErrorCode } from '@app/catalog';
 import { DataPlane, DataPlaneCall, DataPlaneFailure, DataPlaneHooks, DataPlaneKind, DataPlaneOp, DataPlaneResult, ownTimeoutMs } from './data-plane-ops';
+import { allocatorSettings } from './allocator-settings';
 import { FairQueue, Share } from './fair-queue';
 import { DataPlaneProcessSettings, FromChild, SETTINGS_ENV, ToChild, fromWire } from './data-plane-wire';
 
@@ -188,7 +189,7 @@ class DataPlaneProcess {
       serialization: 'advanced',
       // Not the parent's flags (a profiler's, say): this is a process of its own.
       execArgv: [],
-      env: { ...process.env, [SETTINGS_ENV]: JSON.stringify(settings) },
+      env: { ...process.env, ...allocatorSettings(process.env, options.memoryBytes), [SETTINGS_ENV]: JSON.stringify(settings) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let readied: () => void;
