@@ -67,7 +67,12 @@ export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: numbe
       bytes += chunk.length;
     };
     payload.on('data', onData);
-    payload.once('error', (e) => finish(e));
+    // The body broke off (its caller left, or it took too long): a malformed request, as Fastify's
+    // own reader answered it, not an internal error.
+    payload.once('error', (e: Error & { statusCode?: number }) => {
+      if (!(typeof e.statusCode === 'number' && e.statusCode >= 400)) e.statusCode = 400;
+      finish(e);
+    });
     payload.once('end', () => {
       if (declared !== undefined && bytes !== declared) {
         return finish(new BodyFailure('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
