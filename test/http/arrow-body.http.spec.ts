@@ -75,6 +75,38 @@ describe.each([
     }
   });
 
+  it('keeps the rows of inserts whose callers leave while they wait or run apart from those of the bodies that follow', async () => {
+    const base = await Promise.all(Array.from({ length: TABLES }, async (_, i) => (await api.post(`/v1/table/b%24t${i}/count_rows`, {})).body as number));
+    const next = [...base];
+    const sent: Array<{ table: number; from: number; count: number; status: number | 'left' }> = [];
+    for (let round = 0; round < 2; round++) {
+      const inserts = Array.from({ length: 16 }, async (_, k) => {
+        const table = k % TABLES;
+        const count = 2_000;
+        const from = table * SPAN + next[table];
+        next[table] += count;
+        // Arriving one after another, so new bodies come in while earlier ones wait for the data plane.
+        await new Promise((r) => setTimeout(r, k * 40));
+        const leaves = ((k >> 2) + round) % 2 === 1;
+        const signal = leaves ? AbortSignal.timeout(Math.floor(Math.random() * 400)) : undefined;
+        const sending = fetch(`${server.url}/v1/table/b%24t${table}/insert`, { method: 'POST', body: arrowStream(sampleTable(from, count, 64)), headers: ARROW_STREAM, signal });
+        const status = await sending.then((r) => r.status, () => 'left' as const);
+        sent.push({ table, from, count, status });
+      });
+      await Promise.all(inserts);
+    }
+    // A caller that left may still have had its rows written: then all of them, and nothing of anyone else's.
+    for (const { table, from, count, status } of sent) {
+      const own = (await api.post(`/v1/table/b%24t${table}/count_rows`, { predicate: `id >= ${from} AND id < ${from + count}` })).body;
+      expect(status === 200 ? [own] : [own === 0 || own === count]).toEqual(status === 200 ? [count] : [true]);
+    }
+    for (let i = 0; i < TABLES; i++) {
+      const all = await api.post(`/v1/table/b%24t${i}/count_rows`, {});
+      const own = await api.post(`/v1/table/b%24t${i}/count_rows`, { predicate: `id >= ${i * SPAN} AND id < ${(i + 1) * SPAN}` });
+      expect(all.body).toBe(own.body);
+    }
+  });
+
   it('refuses a declared length past BODY_LIMIT with 413 code 13, and serves the next body', async () => {
     const big = await api.send<any>('POST', `/v1/table/b%24t2/insert`, Buffer.alloc(9 * MiB, 1), ARROW_STREAM);
     expect([big.status, big.body.code]).toEqual([413, 13]);
