@@ -24,11 +24,16 @@ export class BufferPool {
 
   /** A buffer of at least `size` bytes (the smallest kept one that fits, or a new one); its content is left over. */
   take(size: number): Buffer {
+    return this.takeKept(size) ?? Buffer.allocUnsafeSlow(Math.ceil(size / this.granule) * this.granule);
+  }
+
+  /** The smallest kept buffer of at least `size` bytes, if one is kept. */
+  takeKept(size: number): Buffer | undefined {
     let best = -1;
     for (let i = 0; i < this.kept.length; i++) {
       if (this.kept[i].length >= size && (best < 0 || this.kept[i].length < this.kept[best].length)) best = i;
     }
-    if (best < 0) return Buffer.allocUnsafeSlow(Math.ceil(size / this.granule) * this.granule);
+    if (best < 0) return undefined;
     const [buffer] = this.kept.splice(best, 1);
     this.keptBytes -= buffer.length;
     return buffer;

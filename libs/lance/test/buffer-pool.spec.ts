@@ -43,6 +43,16 @@ describe('a pool of large buffers', () => {
     expect(pool.take(1)).toBe(four);
   });
 
+  it('hands out only kept buffers when asked for one, leaving the allocation to the caller', () => {
+    const pool = new BufferPool(8 * MiB, 16 * MiB);
+    expect(pool.takeKept(MiB)).toBeUndefined();
+    const b = pool.take(2 * MiB);
+    pool.give(b);
+    expect(pool.takeKept(3 * MiB)).toBeUndefined();
+    expect(pool.takeKept(MiB)).toBe(b);
+    expect(pool.bytes).toBe(0);
+  });
+
   it('keeps a buffer given back twice only once', () => {
     const pool = new BufferPool(4 * MiB, 8 * MiB);
     const b = pool.take(MiB);

@@ -41,8 +41,9 @@ export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: numbe
       payload.resume();
       return done(tooLarge(), undefined);
     }
-    // Known in advance: the bytes go straight into their buffer. Chunked: gathered, then copied into one.
-    const buffer = declared !== undefined && declared >= POOLED_FROM ? bodies.take(declared) : undefined;
+    // Known in advance, and a kept buffer fits: the bytes go straight into it. Otherwise gathered as
+    // they come, then copied into one: a declared length alone reserves no memory.
+    const buffer = declared !== undefined && declared >= POOLED_FROM ? bodies.takeKept(declared) : undefined;
     const chunks: Buffer[] = [];
     let bytes = 0;
     let finished = false;
