@@ -9,8 +9,11 @@ import { BufferPool } from './buffer-pool';
 
 const CONTINUATION = -1;
 
-/** Files of up to 16 MiB, 64 MiB in all, are kept for the next body: a fresh buffer costs its page faults again. */
-const files = new BufferPool(16 * 1024 * 1024, 64 * 1024 * 1024);
+/**
+ * Files of up to 16 MiB, 64 MiB in all, sized in whole MiB, are kept for the next body: a fresh
+ * buffer costs its page faults again.
+ */
+const files = new BufferPool(16 * 1024 * 1024, 64 * 1024 * 1024, 1024 * 1024);
 
 /**
  * Runs `use` with the Arrow IPC file of a body that arrived as an IPC stream, for Lance's native
