@@ -28,7 +28,7 @@ const arrowHead = (path: string, headers: string) => `POST ${path} HTTP/1.1\r\nH
  * answered in the protocol's terms, none costs the server more than its own request, and the next
  * body is served whole.
  */
-describe('Arrow bodies that go wrong on the way in', () => {
+describe('Arrow (and JSON) bodies that go wrong on the way in', () => {
   let server: RunningServer;
   let api: Api;
   let port: number;
@@ -56,6 +56,9 @@ describe('Arrow bodies that go wrong on the way in', () => {
     // A length large enough for a kept buffer, half of it sent; then chunked, part of one chunk sent.
     await rawRequest(port, arrowHead('/v1/table/e%24t/insert', `Content-Length: ${MiB}\r\n`), part, { destroyAfterMs: 200 });
     await rawRequest(port, arrowHead('/v1/table/e%24t/insert', 'Transfer-Encoding: chunked\r\n'), Buffer.concat([Buffer.from('40000\r\n'), part.subarray(0, 100 * 1024)]), { destroyAfterMs: 200 });
+    // A JSON body the same way: its reader is the same.
+    const jsonHead = `POST /v1/namespace/e/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`;
+    await rawRequest(port, jsonHead, Buffer.from('{"properties": {"k": "' + 'v'.repeat(50_000)), { destroyAfterMs: 200 });
     const output = await server.outputMatching(/Error: aborted/, 1_500);
     expect(output).not.toMatch(/"level":50[^\n]*Error: aborted/);
     await insertsWhole(100_000, 3_000);

@@ -51,8 +51,8 @@ describe.each([
     const expected = Array.from({ length: TABLES }, () => 10);
     for (let round = 0; round < 3; round++) {
       const inserts = Array.from({ length: TABLES }, async (_, i) => {
-        // 1,500 to 3,000 rows of 64-d vectors: 0.5 to 1 MB, sizes differing by table and round.
-        const count = 1_500 + 500 * ((i + round) % 4);
+        // 300 to 600 rows of 64-d vectors: 100 to 200 KB (kept buffers from 64 KiB), sizes differing by table and round.
+        const count = 300 + 100 * ((i + round) % 4);
         const rows = sampleTable(i * SPAN + expected[i], count, 64);
         // The last table's bodies are Arrow files: Lance reads those as they arrived.
         const body = i === TABLES - 1 ? Buffer.from(arrow.tableToIPC(rows, 'file')) : arrowStream(rows);
@@ -82,7 +82,7 @@ describe.each([
     for (let round = 0; round < 2; round++) {
       const inserts = Array.from({ length: 16 }, async (_, k) => {
         const table = k % TABLES;
-        const count = 2_000;
+        const count = 400;
         const from = table * SPAN + next[table];
         next[table] += count;
         // Arriving one after another, so new bodies come in while earlier ones wait for the data plane.

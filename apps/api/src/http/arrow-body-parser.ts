@@ -1,6 +1,6 @@
 import { BufferPool } from '@app/lance';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { draining } from './error-filter';
+import { readBody, readOnAndDrop } from './body-reader';
 
 export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
@@ -33,12 +33,12 @@ class BodyFailure extends Error {
  */
 export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: number): void {
   const tooLarge = () => new BodyFailure('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large');
+  const mismatch = () => new BodyFailure('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length');
   fastify.addContentTypeParser(ARROW_STREAM, (request, payload, done) => {
     const header = request.headers['content-length'];
     const declared = header === undefined ? undefined : Number(header);
     if (declared !== undefined && declared > maxBytes) {
-      draining.add(request.raw);
-      payload.resume();
+      readOnAndDrop(request, payload);
       return done(tooLarge(), undefined);
     }
     // Known in advance, and a kept buffer fits: the bytes go straight into it. Otherwise gathered as
@@ -46,45 +46,27 @@ export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: numbe
     const buffer = declared !== undefined && declared >= POOLED_FROM ? bodies.takeKept(declared) : undefined;
     const chunks: Buffer[] = [];
     let bytes = 0;
-    let finished = false;
-    const finish = (error: Error | null, body?: Buffer) => {
-      if (finished) return;
-      finished = true;
-      payload.removeListener('data', onData);
-      if (error) {
+    readBody(request, payload, {
+      chunk: (chunk) => {
+        if (bytes + chunk.length > (declared ?? maxBytes)) throw declared === undefined ? tooLarge() : mismatch();
+        if (buffer) chunk.copy(buffer, bytes);
+        else chunks.push(chunk);
+        bytes += chunk.length;
+      },
+      end: () => {
+        if (declared !== undefined && bytes !== declared) throw mismatch();
+        if (buffer) return lend(request, buffer, bytes);
+        if (bytes < POOLED_FROM) return Buffer.concat(chunks, bytes);
+        const gathered = bodies.take(bytes);
+        let at = 0;
+        for (const chunk of chunks) at += chunk.copy(gathered, at);
+        return lend(request, gathered, bytes);
+      },
+      // A refused body was never lent: nothing else holds its buffer.
+      failed: () => {
         if (buffer) bodies.give(buffer);
-        draining.add(request.raw);
-        payload.resume();
-      }
-      done(error, body);
-    };
-    const onData = (chunk: Buffer) => {
-      if (finished) return;
-      if (bytes + chunk.length > (declared ?? maxBytes)) {
-        return finish(declared === undefined ? tooLarge() : new BodyFailure('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
-      }
-      if (buffer) chunk.copy(buffer, bytes);
-      else chunks.push(chunk);
-      bytes += chunk.length;
-    };
-    payload.on('data', onData);
-    // The body broke off (its caller left, or it took too long): a malformed request, as Fastify's
-    // own reader answered it, not an internal error.
-    payload.once('error', (e: Error & { statusCode?: number }) => {
-      if (!(typeof e.statusCode === 'number' && e.statusCode >= 400)) e.statusCode = 400;
-      finish(e);
-    });
-    payload.once('end', () => {
-      if (declared !== undefined && bytes !== declared) {
-        return finish(new BodyFailure('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
-      }
-      if (buffer) return finish(null, lend(request, buffer, bytes));
-      if (bytes < POOLED_FROM) return finish(null, Buffer.concat(chunks, bytes));
-      const gathered = bodies.take(bytes);
-      let at = 0;
-      for (const chunk of chunks) at += chunk.copy(gathered, at);
-      finish(null, lend(request, gathered, bytes));
-    });
+      },
+    }, done);
   });
 }
 

@@ -1,6 +1,6 @@
 import { CatalogError } from '@app/catalog';
 import type { FastifyInstance } from 'fastify';
-import { draining } from './error-filter';
+import { readBody, readOnAndDrop } from './body-reader';
 import { parseJsonBody } from './json-body';
 import { JsonShapeLimits, JsonShapeScan } from './json-shape-scan';
 
@@ -29,51 +29,32 @@ export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBody
   fastify.addContentTypeParser('application/json', (request, payload, done) => {
     const declared = Number(request.headers['content-length']);
     if (declared > limits.maxBytes) {
-      // Read on and thrown away unparsed, so the caller, still sending, gets the answer rather than a reset connection.
-      drain(request.raw, payload);
+      readOnAndDrop(request, payload);
       return done(tooLarge(), undefined);
     }
     const scan = new JsonShapeScan(limits);
     const chunks: Buffer[] = [];
     let bytes = 0;
-    let finished = false;
-    const finish = (error: Error | null, body?: unknown) => {
-      if (finished) return;
-      finished = true;
-      payload.removeListener('data', onData);
-      if (error) drain(request.raw, payload);
-      done(error, body);
-    };
-    const onData = (chunk: Buffer) => {
-      if (finished) return;
-      bytes += chunk.length;
-      if (bytes > limits.maxBytes) return finish(tooLarge());
-      try {
+    readBody(request, payload, {
+      chunk: (chunk) => {
+        bytes += chunk.length;
+        if (bytes > limits.maxBytes) throw tooLarge();
         scan.push(chunk);
-      } catch (e) {
-        return finish(e as Error);
-      }
-      chunks.push(chunk);
-    };
-    payload.on('data', onData);
-    payload.once('error', (e) => finish(e));
-    payload.once('end', () => {
-      const text = Buffer.concat(chunks, bytes).toString('utf8').trim();
-      if (text === '') return finish(null, undefined);
-      try {
-        finish(null, parseJsonBody(text, { maxDepth: limits.maxDepth, maxArrayItems: limits.maxArrayItems }));
-      } catch (e) {
-        if (e instanceof CatalogError) return finish(e);
-        const err = e as Error & { statusCode?: number; code?: string };
-        err.statusCode = 400;
-        err.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
-        finish(err);
-      }
-    });
+        chunks.push(chunk);
+      },
+      end: () => {
+        const text = Buffer.concat(chunks, bytes).toString('utf8').trim();
+        if (text === '') return undefined;
+        try {
+          return parseJsonBody(text, { maxDepth: limits.maxDepth, maxArrayItems: limits.maxArrayItems });
+        } catch (e) {
+          if (e instanceof CatalogError) throw e;
+          const err = e as Error & { statusCode?: number; code?: string };
+          err.statusCode = 400;
+          err.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
+          throw err;
+        }
+      },
+    }, done);
   });
-}
-
-function drain(raw: object, payload: NodeJS.ReadableStream): void {
-  draining.add(raw);
-  payload.resume();
 }
