@@ -2,7 +2,7 @@ import { BufferPool } from '@app/lance';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readBody, readOnAndDrop } from './body-reader';
 
-export const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
+const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
 
 /** Bodies smaller than this are gathered as Node reads them: their memory comes from Node's own slabs. */
 const POOLED_FROM = 64 * 1024;
@@ -23,13 +23,14 @@ class BodyFailure extends Error {
 }
 
 /**
- * Reads Arrow IPC bodies (InsertIntoTable, CreateTable, MergeInsertIntoTable) into a buffer kept
- * from one body to the next, rather than into a fresh one per request: a fresh multi-megabyte
- * buffer's page faults cost more than the copy (BufferPool). The buffer is the request's until its
- * operation is over, whatever the outcome (`releaseArrowBody`); a body whose operation never runs
- * (refused on arrival, or its caller gone) just leaves its buffer to the garbage collector. A
- * Content-Length past the limit is refused before a byte is read, and the body read on and thrown
- * away, so the caller, still sending, gets the answer.
+ * Reads Arrow IPC bodies (InsertIntoTable, CreateTable, MergeInsertIntoTable, EnterpriseCreateTable)
+ * into a buffer kept from one body to the next, rather than into a fresh one per request: a fresh
+ * multi-megabyte buffer's page faults cost more than the copy (BufferPool). The buffer is the
+ * request's until its operation is over, whatever the outcome (`releaseArrowBody`). A body refused
+ * while it arrives gives its buffer back at once; one whose operation never runs (refused once it
+ * has arrived, or its caller gone) leaves its buffer to the garbage collector, never to another
+ * request. A Content-Length past the limit is refused before a byte is read, and the body read on
+ * and thrown away, so the caller, still sending, gets the answer.
  */
 export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: number): void {
   const tooLarge = () => new BodyFailure('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large');
