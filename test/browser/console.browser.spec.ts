@@ -50,16 +50,15 @@ function trackErrors(page: Page): string[] {
 
 /**
  * Servers and a browser started together. What started is handed to `keepBrowser` and `keepServer`
- * even when something else failed to start, so the suite's afterAll stops it: a server left running
- * keeps Jest from ever ending.
+ * (servers in order) even when something else failed to start, so the suite's afterAll stops it: a
+ * server left running keeps Jest from ever ending.
  */
-async function startedAll(servers: Array<Promise<RunningServer>>, launching: Promise<Browser>, keepBrowser: (b: Browser) => void, keepServer: (s: RunningServer) => void): Promise<[RunningServer[], Browser]> {
+async function startAll(servers: Array<Promise<RunningServer>>, launching: Promise<Browser>, keepBrowser: (b: Browser) => void, keepServer: (s: RunningServer) => void): Promise<void> {
   const [browser, ...started] = await Promise.allSettled([launching, ...servers]);
   if (browser.status === 'fulfilled') keepBrowser(browser.value);
   for (const s of started) if (s.status === 'fulfilled') keepServer(s.value as RunningServer);
   const failed = [browser, ...started].find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  return [started.map((s) => (s as PromiseFulfilledResult<RunningServer>).value), (browser as PromiseFulfilledResult<Browser>).value];
 }
 
 describe('the console in headless Chromium', () => {
@@ -69,7 +68,7 @@ describe('the console in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with: apt-get install -y chromium`);
-    [[server], browser] = await startedAll([startServer({ env: { AUTH_API_KEYS: KEYS } })], chromium.launch({ executablePath: CHROMIUM, args: ARGS }), (b) => (browser = b), (s) => (server = s));
+    await startAll([startServer({ env: { AUTH_API_KEYS: KEYS } })], chromium.launch({ executablePath: CHROMIUM, args: ARGS }), (b) => (browser = b), (s) => (server = s));
     api = new Api(server.url, { 'x-api-key': ADMIN_KEY });
     // The lancedb client makes shop.items as etl: 5 versions (create, append, update, delete).
     expect(await clientScenario(server.url, ETL_KEY, 'shop')).toEqual({ ...CLIENT_SCENARIO_PASSED, awsVariables: expect.any(Array) });
@@ -360,7 +359,7 @@ describe('the console through nginx over two API replicas', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}; install it with: apt-get install -y chromium`);
     const env = { AUTH_API_KEYS: KEYS, AUTH_SERVICE_KEY: 'console-service-key-0123456789abcdef', QUEUE_PREFIX: `console-lb-${process.pid}-${Date.now()}` };
-    [apis, browser] = await startedAll(
+    await startAll(
       [0, 1].map(() => startServer({ dataDir, entry: 'api', env })),
       chromium.launch({ executablePath: CHROMIUM, args: ARGS }),
       (b) => (browser = b),

@@ -31,13 +31,12 @@ export class ManifestJournal {
   /** The newest journal id seen at each look, oldest look first: what was pending by a given time. */
   private readonly looks: Array<{ at: number; newest: number }> = [];
   /**
-   * The pending files' sizes as counted so far, oldest first, and their sum. Each flush reads only
+   * The pending files' sizes as counted so far, oldest first. Each flush reads only
    * the rows recorded since the last (`pendingPaths` after the newest counted): summing every
    * pending row each second read as many pages of the store as the journal held rows (40 s of
    * commits), and pushed the pages commits use out of SQLite's cache.
    */
   private counted: Array<{ id: number; size: number }> = [];
-  private countedBytes = 0;
 
   constructor(
     private readonly journal: FileJournal,
@@ -98,22 +97,18 @@ export class ManifestJournal {
     for (;;) {
       const after = this.counted.length ? this.counted[this.counted.length - 1].id : 0;
       const recorded = await this.journal.pendingPaths(BATCH, after);
-      for (const { id, size } of recorded) {
-        this.counted.push({ id, size });
-        this.countedBytes += size;
-      }
-      if (recorded.length < BATCH) return this.countedBytes;
+      for (const { id, size } of recorded) this.counted.push({ id, size });
+      if (recorded.length < BATCH) return sizeOf(this.counted);
     }
   }
 
   /** Stops counting the files up to `id`, released; returns how many bytes they held. */
   private uncount(id: number): number {
     let n = 0;
-    let bytes = 0;
-    while (n < this.counted.length && this.counted[n].id <= id) bytes += this.counted[n++].size;
-    if (n > 0) this.counted = this.counted.slice(n);
-    this.countedBytes -= bytes;
-    return bytes;
+    while (n < this.counted.length && this.counted[n].id <= id) n++;
+    const gone = this.counted.slice(0, n);
+    this.counted = this.counted.slice(n);
+    return sizeOf(gone);
   }
 
   /** The highest journal id recorded at least the sync age ago, as the looks since then tell. */
@@ -130,6 +125,10 @@ export class ManifestJournal {
     this.timer = undefined;
     await this.flush(true);
   }
+}
+
+function sizeOf(files: ReadonlyArray<{ size: number }>): number {
+  return files.reduce((n, f) => n + f.size, 0);
 }
 
 /**
