@@ -70,12 +70,8 @@ export function listTableVersions(
       throw invalidInput(`page_token '${page.pageToken}' is not a version number from an earlier page`);
     }
   }
-  const versions = [...table.versions.keys()]
-    .filter((v) => after === undefined || (descending ? v < after : v > after))
-    .sort((a, b) => (descending ? b - a : a - b));
-  return takePage(
-    versions.map((v) => table.versions.get(v)!),
-    page.limit,
-    (v) => String(v.version),
-  );
+  // Numbers first, records for the page alone: a record carries its manifest path, built per
+  // version, and a Lance client lists its table's latest version before every read and commit.
+  const numbers = takePage(table.versions.range(after, page.limit === undefined ? undefined : page.limit + 1, descending), page.limit, String);
+  return { items: numbers.items.map((v) => table.versions.get(v)!), pageToken: numbers.pageToken };
 }

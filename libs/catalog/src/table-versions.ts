@@ -9,6 +9,11 @@ export interface VersionSet {
   get(version: number): VersionRecord | undefined;
   /** Version numbers, ascending. */
   keys(): number[];
+  /**
+   * Up to `count` version numbers (all, when undefined) past `after` (from the first, when
+   * undefined), ascending or descending: a page without a look at the versions outside it.
+   */
+  range(after: number | undefined, count: number | undefined, descending: boolean): number[];
   latest(): number | undefined;
   /** Every record, ascending. */
   values(): VersionRecord[];
@@ -84,6 +89,17 @@ export class TableVersions implements VersionSet {
 
   latest(): number | undefined {
     return this.cols.length ? this.cols[this.cols.length - FIELDS] : undefined;
+  }
+
+  range(after: number | undefined, count: number | undefined, descending: boolean): number[] {
+    const out: number[] = [];
+    const room = count ?? Infinity;
+    if (descending) {
+      for (let i = (after === undefined ? this.size : this.lowerBound(after)) - 1; i >= 0 && out.length < room; i--) out.push(this.cols[i * FIELDS]);
+    } else {
+      for (let i = after === undefined ? 0 : this.lowerBound(Math.floor(after) + 1); i < this.size && out.length < room; i++) out.push(this.cols[i * FIELDS]);
+    }
+    return out;
   }
 
   values(): VersionRecord[] {
@@ -217,6 +233,12 @@ class DraftVersions implements VersionSet {
     const keys = this.base.keys().filter((v) => !this.changed.has(v));
     for (const [v, record] of this.changed) if (record) keys.push(v);
     return keys.sort((a, b) => a - b);
+  }
+
+  range(after: number | undefined, count: number | undefined, descending: boolean): number[] {
+    const ordered = descending ? this.keys().reverse() : this.keys();
+    const past = ordered.filter((v) => after === undefined || (descending ? v < after : v > after));
+    return count === undefined ? past : past.slice(0, count);
   }
 
   latest(): number | undefined {

@@ -120,6 +120,30 @@ describe('ListTableVersions', () => {
 
   it('starts oldest first after the token', () => expect(versions(listTableVersions(state, id, { pageToken: '1' }, false))).toEqual([2, 3]));
 
+  it('pages through versions with gaps in both orders, at every page size, from tokens of versions gone since', () => {
+    const kept = [1, 2, 4, 5, 9, 10, 11, 15];
+    const gapped = stateOf(...table, ...kept.map((v) => version(id, v)));
+    for (const descending of [false, true]) {
+      const order = descending ? [...kept].reverse() : kept;
+      for (let limit = 1; limit <= kept.length + 1; limit++) {
+        const seen: number[] = [];
+        let token: string | undefined;
+        for (let pages = 0; pages <= kept.length; pages++) {
+          const page = listTableVersions(gapped, id, { limit, pageToken: token }, descending);
+          seen.push(...versions(page));
+          expect(page.items.map((r) => r.manifestPath)).toEqual(versions(page).map((v) => `wh/x/_versions/${v}.manifest`));
+          if (page.pageToken === null) break;
+          token = page.pageToken;
+        }
+        expect({ descending, limit, seen }).toEqual({ descending, limit, seen: order });
+      }
+      // A token naming a version no longer there (3, 12) starts past it all the same.
+      expect(versions(listTableVersions(gapped, id, { pageToken: '3' }, descending))).toEqual(order.filter((v) => (descending ? v < 3 : v > 3)));
+      expect(versions(listTableVersions(gapped, id, { pageToken: '12', limit: 2 }, descending))).toEqual(order.filter((v) => (descending ? v < 12 : v > 12)).slice(0, 2));
+      expect(versions(listTableVersions(gapped, id, { pageToken: '99' }, descending))).toEqual(descending ? kept.slice().reverse() : []);
+    }
+  });
+
   it('refuses a token that is no version', () => expectCode(() => listTableVersions(state, id, { pageToken: 'x' }, false), ErrorCode.InvalidInput));
 
   it('refuses a version the table does not have', () => expectCode(() => requireVersion(state.table(id)!, 9), ErrorCode.TableVersionNotFound));
