@@ -33,7 +33,7 @@ class AppendOnlyLog implements EventStore {
   private readonly events: RecordedEvent[] = [];
   private readonly streams = new Map<string, RecordedEvent[]>();
   private readonly listeners = new Set<() => void>();
-  readonly journal: FileJournal = { pending: async () => [], pendingPaths: async () => [], newestId: async () => 0, release: async () => undefined };
+  readonly journal: FileJournal = { pending: async () => [], pendingPaths: async () => [], newestId: async () => 0, release: async () => undefined, releasePaths: async () => undefined };
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, truncateSync, unlinkSync } from 'node:fs';
 import * as lancedb from '@lancedb/lancedb';
+import { waitFor } from '../support/arrow-data';
 import { Api } from '../support/http';
 import { journaledPaths } from '../support/journal';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
@@ -63,6 +64,58 @@ describe('manifest journal', () => {
     expect(await reopened.countRows()).toBe(20);
     reopened.close();
   });
+
+  it("puts back no manifest of a version recorded deleted (by an expiry, or found gone after the client's own cleanup) after a crash", async () => {
+    const dataDir = tempDataDir();
+    // Nothing synced and released on its own, no maintenance but the one asked for, an expiry cut 1 s below the oldest version kept.
+    const env = { MANIFEST_JOURNAL_FLUSH_MS: '60000', MAINTENANCE_PLAN_DELAY_MS: '3600000', MAINTENANCE_PLAN_MAX_DELAY_MS: '3600000', MAINTENANCE_EXPIRY_MARGIN_SECONDS: '1' };
+    const first = await start({ dataDir, env });
+    const api = new Api(first.url);
+    const db = await lancedb.connectNamespace('rest', { uri: first.url });
+    await db.createNamespace(['x']);
+    const listed = async (name: string, on = api) =>
+      new Map(((await on.post(`/v1/table/x%24${name}/version/list`, null)).body.versions as Array<{ version: number; manifest_path: string }>).map((v) => [v.version, `/${v.manifest_path.replace(/^\/+/, '')}`]));
+    const manifestsOnDisk = (paths: Map<number, string>) => [...paths].filter(([, p]) => existsSync(p)).map(([v]) => v);
+
+    // An expiry by a maintenance job.
+    const expired = await db.createTable('expired', rows(0, 5), ['x']);
+    for (let i = 1; i < 5; i++) await expired.add(rows(i * 5, 5));
+    await new Promise((r) => setTimeout(r, 2_500));
+    for (let i = 5; i < 7; i++) await expired.add(rows(i * 5, 5));
+    const before = await listed('expired');
+    const job = await api.post('/v1/table/x%24expired/maintenance/expire_versions', { keep_last: 2 });
+    expect(job.status).toBe(202);
+    const ended = await waitFor(() => api.post(`/v1/transaction/${job.body.job_id}/describe`, {}).then((r) => r.body), (tx) => ['Succeeded', 'Failed'].includes(tx.status));
+    expect(ended.status).toBe('Succeeded');
+    const kept = await listed('expired');
+    const gone = [...before.keys()].filter((v) => !kept.has(v));
+    expect(gone).toEqual([1, 2, 3, 4, 5]);
+
+    // The client's own cleanup, found when the catalog next lists every version.
+    const cleaned = await db.createTable('cleaned', rows(0, 5), ['x']);
+    for (let i = 1; i < 6; i++) await cleaned.add(rows(i * 5, 5));
+    const cleanedBefore = await listed('cleaned');
+    await cleaned.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true });
+    cleaned.close();
+    expired.close();
+    const cleanedKept = await listed('cleaned');
+    const cleanedGone = [...cleanedBefore.keys()].filter((v) => !cleanedKept.has(v));
+    expect(cleanedGone.length).toBeGreaterThan(3);
+
+    // Each manifest still on disk is a version the catalog lists, and none removed is still journaled.
+    const removed = [...gone.map((v) => before.get(v)!), ...cleanedGone.map((v) => cleanedBefore.get(v)!)];
+    expect(manifestsOnDisk(before)).toEqual([...kept.keys()].filter((v) => before.has(v)));
+    expect(journaledPaths(dataDir).filter((p) => removed.includes(p))).toEqual([]);
+
+    await first.kill9();
+    const second = await start({ dataDir, env });
+    expect(removed.filter((p) => existsSync(p))).toEqual([]);
+    expect(manifestsOnDisk(cleanedBefore)).toEqual([...cleanedKept.keys()].filter((v) => cleanedBefore.has(v)));
+    expect([...(await listed('expired', new Api(second.url))).keys()]).toEqual([...kept.keys()]);
+    const reopened = await (await lancedb.connectNamespace('rest', { uri: second.url })).openTable('expired', ['x']);
+    expect(await reopened.countRows()).toBe(35);
+    reopened.close();
+  }, 120_000);
 
   it('with no sync age, syncs journaled manifests and releases them shortly after the commit', async () => {
     const server = await start({ env: { MANIFEST_JOURNAL_FLUSH_MS: '50', MANIFEST_JOURNAL_SYNC_AGE_MS: '0' } });

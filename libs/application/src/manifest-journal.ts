@@ -54,6 +54,15 @@ export class ManifestJournal {
     }
   }
 
+  /**
+   * Releases the journal's rows of manifests about to be removed on purpose (versions recorded
+   * deleted): put back by a recovery, they would be manifests of versions the catalog no longer has.
+   * Rows counted here stay counted until a flush passes them: the bound is kept early, never late.
+   */
+  async forget(manifestPaths: readonly string[]): Promise<void> {
+    await this.journal.releasePaths(manifestPaths.map((p) => `/${p.replace(/^\/+/, '')}`));
+  }
+
   start(): void {
     this.timer = setInterval(() => void this.flush().catch(this.options.onError), this.options.flushMs);
     this.timer.unref();

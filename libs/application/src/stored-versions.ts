@@ -3,6 +3,7 @@ import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
+import type { ManifestJournal } from './manifest-journal';
 import { RequestContext } from './request-context';
 import { stateFor } from './request-state';
 
@@ -23,6 +24,8 @@ export class StoredVersions {
     private readonly files: TableFiles,
     /** Makes a recorded version's final manifest that its committing process never copied. */
     private readonly finaliser?: Pick<ManifestFinaliser, 'repair'>,
+    /** Where manifests are journaled: the rows of the versions recorded deleted are released. */
+    private readonly journal?: Pick<ManifestJournal, 'forget'>,
   ) {}
 
   /**
@@ -54,14 +57,22 @@ export class StoredVersions {
     throw gone(line, version);
   }
 
-  /** Records versions deleted (those the line still has), with the reason; answers the ones recorded. */
+  /**
+   * Records versions deleted (those the line still has), with the reason; answers the ones
+   * recorded. Their manifests are gone or about to go (an expiry removes them next), so the journal
+   * lets go of them too, before the answer.
+   */
   async record(ctx: RequestContext, id: ObjectId, branch: string | undefined, versions: number[], reason: string, transactionId?: string): Promise<number[]> {
     if (versions.length === 0) return [];
-    return this.writer.execute(ctx, 'DeleteTableVersions', (view) => {
+    const { recorded, manifests } = await this.writer.execute(ctx, 'DeleteTableVersions', (view) => {
       const events = decideVersionsGone(view, { id, branch, versions, reason, transactionId });
       const recorded = events.flatMap((e) => (e.type === 'TableVersionsDeleted' ? e.data.versions : []));
-      return { events, result: () => recorded };
+      const line = recorded.length ? requireLine(requireTable(view, id), branch) : undefined;
+      const manifests = recorded.flatMap((v) => line?.versions.get(v)?.manifestPath ?? []);
+      return { events, result: () => ({ recorded, manifests }) };
     });
+    if (manifests.length) await this.journal?.forget(manifests);
+    return recorded;
   }
 
   private async line(ctx: RequestContext, id: ObjectId, branch?: string): Promise<TableLine | undefined> {

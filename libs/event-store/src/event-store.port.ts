@@ -81,6 +81,11 @@ export interface FileJournal {
   /** The highest id recorded so far (0 before any): ids only grow, so a file above it is recorded after this call. */
   newestId(): Promise<number>;
   release(ids: readonly number[]): Promise<void>;
+  /**
+   * Releases the pending files at these paths, whatever their ids: files about to be removed on
+   * purpose (the manifests of versions recorded deleted), which a recovery must not put back.
+   */
+  releasePaths(paths: readonly string[]): Promise<void>;
 }
 
 export interface EventStore {

@@ -31,6 +31,18 @@ describe('embedded store file journal', () => {
     await store.close();
   });
 
+  it('releases the files at given paths, every row of each, whatever their ids, and no other', async () => {
+    const store = open();
+    await store.append('s', [{ type: 'A', data: {} }], 'no_stream', { files: [{ path: '/w/a', bytes: bytes('one') }, { path: '/w/b', bytes: bytes('two') }] });
+    // The same manifest journaled twice (a commit retried with identical bytes), and a path that names a prefix of another.
+    await store.append('s', [{ type: 'B', data: {} }], 0, { files: [{ path: '/w/a', bytes: bytes('one') }, { path: '/w/a2', bytes: bytes('x') }, { path: "/w/it's", bytes: bytes('q') }] });
+    await store.journal.releasePaths(['/w/a', "/w/it's", '/w/none']);
+    expect((await store.journal.pendingPaths(10)).map((f) => f.path)).toEqual(['/w/b', '/w/a2']);
+    await store.journal.releasePaths([]);
+    expect((await store.journal.pendingPaths(10)).map((f) => f.path)).toEqual(['/w/b', '/w/a2']);
+    await store.close();
+  });
+
   it('records no file when the append is refused, so files and events are one write', async () => {
     const store = open();
     await store.append('s', [{ type: 'A', data: {} }], 'no_stream');

@@ -158,8 +158,9 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     },
     {
       provide: StoredVersions,
-      inject: [CatalogWriter, ProjectionRegistry, Warehouse, MANIFEST_FINALISER],
-      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, f: ManifestFinaliser) => new StoredVersions(w, p, wh.files, f),
+      inject: [CatalogWriter, ProjectionRegistry, Warehouse, MANIFEST_FINALISER, ManifestJournal],
+      useFactory: (w: CatalogWriter, p: ProjectionRegistry, wh: Warehouse, f: ManifestFinaliser, j: ManifestJournal | null) =>
+        new StoredVersions(w, p, wh.files, f, j ?? undefined),
     },
     {
       provide: TableService,

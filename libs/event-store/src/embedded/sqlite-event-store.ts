@@ -89,6 +89,8 @@ export class SqliteEventStore implements EventStore {
       // length() of a blob reads its size from the row, not its overflow pages.
       pendingPaths: this.db.prepare('SELECT id, path, length(bytes) FROM file_journal WHERE id > ? ORDER BY id LIMIT ?').raw(true).safeIntegers(false),
       releaseFile: this.db.prepare('DELETE FROM file_journal WHERE id = ?'),
+      // One pass over the journal (no index on path: it holds seconds of commits) for every path.
+      releasePaths: this.db.prepare('DELETE FROM file_journal WHERE path IN (SELECT value FROM json_each(?))'),
       // AUTOINCREMENT's own record: ids are never reused, even once every file is released.
       newestFile: this.db.prepare("SELECT coalesce(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'file_journal'").pluck().safeIntegers(false),
       dataVersion: this.db.prepare('PRAGMA data_version').pluck(),
@@ -125,6 +127,9 @@ export class SqliteEventStore implements EventStore {
       newestId: async () => this.guard(() => this.stmts.newestFile.get() as number),
       release: async (ids) => {
         if (ids.length) this.guard(() => releaseTx.immediate(ids));
+      },
+      releasePaths: async (paths) => {
+        if (paths.length) this.guard(() => this.stmts.releasePaths.run(JSON.stringify(paths)));
       },
     };
   }
