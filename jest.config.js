@@ -21,14 +21,16 @@ if (process.env.OPERATOR_CHECK_FULL !== '1') ignored.push('/operator-s3\\.e2e\\.
 // The change feed under its full set of faults runs in `npm run check:change-feed`.
 if (process.env.CHANGE_FEED_CHECK_FULL !== '1') ignored.push('/change-feed-full\\.e2e\\.spec\\.ts$');
 // The longest runs (faults over time, crashes, races that need a large table, the maintenance suite
-// on Swift, the seeded mutation fuzz) run in `npm run check:long`, which CI runs after `npm test`: `npm test` keeps its budget.
+// on Swift, the seeded mutation fuzz) are `npm run check:long` (LONG_CHECKS=1: these alone), which
+// CI runs after `npm test`: `npm test` keeps its budget.
 const LONG = ['soak.cluster', 'shared-nothing.cluster', 'worker-crash.e2e', 'index-dropped-during-build.e2e', 'table-maintenance-s3.e2e', 'mutation-fuzz.http'];
-if (process.env.LONG_CHECKS !== '1') for (const name of LONG) ignored.push(`/${name.replace(/\./g, '\\.')}\\.spec\\.ts$`);
+const longChecks = process.env.LONG_CHECKS === '1';
+if (!longChecks) for (const name of LONG) ignored.push(`/${name.replace(/\./g, '\\.')}\\.spec\\.ts$`);
 
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
+  testMatch: longChecks ? LONG.map((name) => `<rootDir>/test/**/${name}.spec.ts`) : ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
   testPathIgnorePatterns: ignored,
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],

@@ -1,4 +1,4 @@
-import { CatalogEvent, CatalogState, evolve, finalManifestName, versionsDir } from '@app/catalog';
+import { CatalogEvent, CatalogState, EventMetadata, evolve, finalManifestName, versionsDir } from '@app/catalog';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { closeClient, median, post, report, send, stagingManifestName, startServer, timedWithCpu } from './support';
@@ -28,7 +28,8 @@ function foldExpiry(versions: number): { created: number; deleted: number } {
   const state = new CatalogState();
   const id = ['f', 't'];
   const location = '/wh/default/f/t.lance';
-  const fold = (event: CatalogEvent) => evolve(state, { event, metadata: { transactionId: 't', principal: 'p', occurredAt: '' } as never, revision: ++state.revision });
+  const metadata: EventMetadata = { transactionId: 't', operation: 'bench', occurredAt: new Date(0).toISOString() };
+  const fold = (event: CatalogEvent) => evolve(state, { event, metadata, revision: ++state.revision });
   fold({ type: 'NamespaceCreated', data: { namespace: ['f'], properties: {} } } as CatalogEvent);
   fold({ type: 'TableDeclared', data: { table: id, tableUuid: 'u', location, properties: {}, managedVersioning: true } } as CatalogEvent);
   const started = process.hrtime.bigint();

@@ -1,3 +1,4 @@
+import { storePathOf } from '@app/catalog';
 import { FileJournal } from '@app/event-store';
 import { DirectorySyncs, restoreFile, syncFiles } from '@app/lance';
 
@@ -60,7 +61,7 @@ export class ManifestJournal {
    * Rows counted here stay counted until a flush passes them: the bound is kept early, never late.
    */
   async forget(manifestPaths: readonly string[]): Promise<void> {
-    await this.journal.releasePaths(manifestPaths.map((p) => `/${p.replace(/^\/+/, '')}`));
+    await this.journal.releasePaths(manifestPaths.map((p) => `/${storePathOf(p)}`));
   }
 
   start(): void {
