@@ -7,8 +7,10 @@ import { closeClient, median, post, report, send, stagingManifestName, startServ
  * What a Lance client asks before each read and commit of a managed table, `version/list` with
  * `limit=1&descending=true` (its latest version), on tables of VERSIONS versions, beside
  * DescribeTable of the same table as the same-run baseline: the server's CPU per call, one call
- * at a time over one keep-alive connection, the two taking turns of TURN calls. The latest
- * version should cost the same whatever the table's history holds.
+ * at a time over one keep-alive connection, taking turns of TURN calls. The latest version should
+ * cost the same whatever the table's history holds. Beside them, a page of a table's history
+ * (`limit=100`, oldest first), which the catalog first checks against the manifests in storage
+ * (a client's own cleanup removes them without a call): its turns are a quarter as long.
  *
  * Then the fold of an expiry's record: one TableVersionsDeleted of all but 10 of a table's
  * versions, beside folding the TableVersionCreated events of those versions (the baseline), at
@@ -71,26 +73,31 @@ async function main(): Promise<void> {
         describe: () => call(`${table}/describe`, '{}'),
         // As the lancedb client sends it: the body is the literal `null`.
         latest: () => call(`${table}/version/list?delimiter=%24&limit=1&descending=true`, 'null'),
+        page: () => call(`${table}/version/list?delimiter=%24&limit=100`, 'null'),
       };
-      const cpu: Record<keyof typeof sides, number[]> = { describe: [], latest: [] };
-      for (const side of Object.values(sides)) for (let i = 0; i < WARM; i++) await side();
+      const calls = { describe: TURN, latest: TURN, page: Math.ceil(TURN / 4) };
+      const cpu: Record<keyof typeof sides, number[]> = { describe: [], latest: [], page: [] };
+      const names = Object.keys(sides) as Array<keyof typeof sides>;
+      for (const name of names) for (let i = 0; i < (name === 'page' ? Math.ceil(WARM / 4) : WARM); i++) await sides[name]();
       for (let turn = 0; turn < TURNS; turn++) {
-        for (const name of (turn % 2 ? ['latest', 'describe'] : ['describe', 'latest']) as Array<keyof typeof sides>) {
+        for (const name of turn % 2 ? [...names].reverse() : names) {
           const { user, system } = await timedWithCpu(server.pid, async () => {
-            for (let i = 0; i < TURN; i++) await sides[name]();
+            for (let i = 0; i < calls[name]; i++) await sides[name]();
           });
-          cpu[name].push((user + system) / TURN);
+          cpu[name].push((user + system) / calls[name]);
         }
       }
-      const [describe, latest] = [median(cpu.describe), median(cpu.latest)];
+      const [describe, latest, page] = [median(cpu.describe), median(cpu.latest), median(cpu.page)];
       rows.push({
         'table versions': versions,
         'DescribeTable µs/call (baseline)': describe.toFixed(0),
         'version/list, latest, µs/call': latest.toFixed(0),
         ratio: (latest / describe).toFixed(2),
+        'version/list, a page of 100, µs/call': page.toFixed(0),
+        'page ratio': (page / describe).toFixed(2),
       });
     }
-    report(`The latest version of a managed table, as a Lance client asks for it: server CPU per call, median of ${TURNS} turns of ${TURN}`, rows);
+    report(`The latest version of a managed table, as a Lance client asks for it, and a page of its history: server CPU per call, median of ${TURNS} turns of ${TURN} (pages: ${Math.ceil(TURN / 4)})`, rows);
     report(
       'An expiry recorded: one TableVersionsDeleted of all but 10 versions folded, beside folding the versions it deletes (median of 3)',
       FOLD_VERSIONS.map((versions) => {

@@ -14,7 +14,7 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { ArrowBody, DataPlane, DataPlaneCall, DataPlaneKind, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, listManifestsOnDisk, toArrowFile } from '@app/lance';
+import { ArrowBody, DataPlane, DataPlaneCall, DataPlaneKind, DataPlaneOp, DataPlaneResult, DataPlaneTable, LanceTables, TableQuery, manifestVersionsOnDisk, toArrowFile } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
@@ -79,7 +79,7 @@ export class DataService {
   private async checked<T extends TableState>(table: T, version?: number): Promise<T> {
     if (version !== undefined) {
       if (table.managedVersioning) requireVersion(table, version);
-      else if (!(await listManifestsOnDisk(this.files, table.location)).some((v) => v.version === version)) {
+      else if (!(await manifestVersionsOnDisk(this.files, table.location)).includes(version)) {
         throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${version} of the table does not exist`);
       }
     }
@@ -88,7 +88,7 @@ export class DataService {
 
   async isOnlyDeclared(table: TableState): Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
-    return (await listManifestsOnDisk(this.files, table.location)).length === 0;
+    return (await manifestVersionsOnDisk(this.files, table.location)).length === 0;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { CatalogError, ErrorCode, ObjectId, TableLine, VersionRecord, decideVersionsGone, findLine, lineLocation, manifestFile, requireLine, requireTable } from '@app/catalog';
-import { ManifestFinaliser, listManifestsOnDisk } from '@app/lance';
+import { ManifestFinaliser, manifestVersionsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
@@ -36,7 +36,7 @@ export class StoredVersions {
   async reconcile(ctx: RequestContext, id: ObjectId, branch?: string): Promise<number[]> {
     const line = await this.line(ctx, id, branch);
     if (!line?.managedVersioning || line.latestVersion === undefined) return [];
-    const listed = new Set((await listManifestsOnDisk(this.files, lineLocation(line))).map((v) => v.version));
+    const listed = new Set(await manifestVersionsOnDisk(this.files, lineLocation(line)));
     const candidates = line.versions.values().filter((r) => r.version !== line.latestVersion && !listed.has(r.version));
     const gone: number[] = [];
     for (const record of candidates) if (!(await this.present(line, record))) gone.push(record.version);

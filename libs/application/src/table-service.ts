@@ -25,7 +25,7 @@ import {
   requireTable,
   requireVersion,
 } from '@app/catalog';
-import { LanceTables, checkStoredManifests, listManifestsOnDisk } from '@app/lance';
+import { LanceTables, checkStoredManifests, listManifestsOnDisk, manifestVersionsOnDisk } from '@app/lance';
 import { Warehouse } from '@app/storage';
 import type { StorageOptions } from '@app/config';
 import { ProjectionRegistry } from '@app/projections';
@@ -184,7 +184,7 @@ export class TableService {
     const table = requireTable(await this.view(ctx), req.id);
     if (req.version !== undefined) {
       if (table.managedVersioning) requireVersion(table, req.version);
-      else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
+      else if (!(await manifestVersionsOnDisk(this.warehouse.files, table.location)).includes(req.version)) {
         throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
       }
     }
@@ -242,7 +242,7 @@ export class TableService {
     if (table.managedVersioning) {
       requireVersion(table, req.version);
       await this.options.stored?.requireStored(ctx, table, req.version);
-    } else if (!(await listManifestsOnDisk(this.warehouse.files, table.location)).some((v) => v.version === req.version)) {
+    } else if (!(await manifestVersionsOnDisk(this.warehouse.files, table.location)).includes(req.version)) {
       throw new CatalogError(ErrorCode.TableVersionNotFound, `version ${req.version} of the table does not exist`);
     }
     let newVersion: number;
@@ -267,7 +267,7 @@ export class TableService {
   /** At once for a managed table (its versions are the catalog's); from its files otherwise. */
   private onlyDeclared(table: TableLine): boolean | Promise<boolean> {
     if (table.managedVersioning) return isOnlyDeclared(table);
-    return listManifestsOnDisk(this.warehouse.files, table.location).then((manifests) => manifests.length === 0);
+    return manifestVersionsOnDisk(this.warehouse.files, table.location).then((versions) => versions.length === 0);
   }
 }
 

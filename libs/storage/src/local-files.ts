@@ -76,6 +76,14 @@ export class LocalFiles implements TableFiles {
     return listed;
   }
 
+  /** The directory's entries as read, with their types: no file is stated (an unknown type counts as a file). */
+  async names(directory: string): Promise<string[]> {
+    const entries = await readdir(directory, { withFileTypes: true }).catch((e) =>
+      missing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? [] : Promise.reject(e),
+    );
+    return entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
+  }
+
   async remove(path: string): Promise<void> {
     await unlink(path).catch((e) => (missing(e) ? undefined : Promise.reject(e)));
   }

@@ -134,6 +134,11 @@ export class S3Files implements TableFiles {
     return listed;
   }
 
+  /** A listing gives the sizes with the names: the same requests as `list`. */
+  async names(directory: string): Promise<string[]> {
+    return (await this.list(directory)).map((file) => file.name);
+  }
+
   async remove(uri: string): Promise<void> {
     const { bucket, key } = parseS3Uri(uri);
     try {

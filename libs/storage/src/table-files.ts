@@ -33,6 +33,11 @@ export interface TableFiles {
   copy(from: string, to: string): Promise<{ eTag?: string }>;
   /** The files directly inside a directory (no deeper); empty when it does not exist. */
   list(directory: string): Promise<ListedFile[]>;
+  /**
+   * The names of the files directly inside a directory, without their sizes or times: one listing,
+   * where `list` on a local disk also reads each file's attributes. Empty when it does not exist.
+   */
+  names(directory: string): Promise<string[]>;
   remove(location: string): Promise<void>;
   /** Removes a directory and everything under it; answers how many files went. */
   removeTree(directory: string): Promise<number>;

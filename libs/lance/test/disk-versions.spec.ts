@@ -1,0 +1,34 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { finalManifestName, versionsDir } from '@app/catalog';
+import { LocalFiles } from '@app/storage';
+import { listManifestsOnDisk, manifestVersionsOnDisk } from '../src';
+
+describe("a dataset's committed manifests on disk", () => {
+  const location = join(mkdtempSync(join(tmpdir(), 'disk-versions-')), 't.lance');
+  const dir = versionsDir(location);
+  const files = new LocalFiles();
+
+  beforeAll(() => {
+    mkdirSync(dir, { recursive: true });
+    for (const version of [10, 2, 1]) writeFileSync(join(dir, finalManifestName(version, 'V2')), `v${version}`);
+    writeFileSync(join(dir, finalManifestName(3, 'V1')), 'v3');
+    // A staging manifest, another file, and a directory with a manifest's name: none is a version.
+    writeFileSync(join(dir, `${finalManifestName(4, 'V2')}-00000000-0000-4000-8000-000000000004`), 'staging');
+    writeFileSync(join(dir, 'notes.txt'), '');
+    mkdirSync(join(dir, finalManifestName(5, 'V2')));
+  });
+
+  it('names the versions from the file names alone, oldest first', async () => {
+    expect(await manifestVersionsOnDisk(files, location)).toEqual([1, 2, 3, 10]);
+  });
+
+  it('finds the same versions as the listing that reads each manifest', async () => {
+    expect((await listManifestsOnDisk(files, location)).map((r) => r.version)).toEqual(await manifestVersionsOnDisk(files, location));
+  });
+
+  it('finds none in a dataset without a _versions directory', async () => {
+    expect(await manifestVersionsOnDisk(files, join(location, '..', 'never.lance'))).toEqual([]);
+  });
+});
