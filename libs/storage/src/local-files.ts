@@ -7,6 +7,8 @@ import { FileInfo, ListedFile, TableFiles } from './table-files';
 const STAT_SLICE = 512;
 
 const missing = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
+/** A directory listed that is not there, or is a file: it holds no files. */
+const noDirectory = (e: unknown) => missing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR';
 
 /** Table files on a local disk (or a file system mounted as one). */
 export class LocalFiles implements TableFiles {
@@ -64,7 +66,7 @@ export class LocalFiles implements TableFiles {
    * thousands of files lets requests in between.
    */
   async list(directory: string): Promise<ListedFile[]> {
-    const names = await readdir(directory).catch((e) => (missing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? [] : Promise.reject(e)));
+    const names = await readdir(directory).catch((e) => (noDirectory(e) ? [] : Promise.reject(e)));
     const listed: ListedFile[] = [];
     for (let from = 0; from < names.length; from += STAT_SLICE) {
       if (from > 0) await new Promise((r) => setImmediate(r));
@@ -78,9 +80,7 @@ export class LocalFiles implements TableFiles {
 
   /** The directory's entries as read, with their types: no file is stated (an unknown type counts as a file). */
   async names(directory: string): Promise<string[]> {
-    const entries = await readdir(directory, { withFileTypes: true }).catch((e) =>
-      missing(e) || (e as NodeJS.ErrnoException).code === 'ENOTDIR' ? [] : Promise.reject(e),
-    );
+    const entries = await readdir(directory, { withFileTypes: true }).catch((e) => (noDirectory(e) ? [] : Promise.reject(e)));
     return entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
   }
 
