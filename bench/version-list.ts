@@ -12,6 +12,9 @@ import { closeClient, median, post, report, send, stagingManifestName, startServ
  * (`limit=100`, oldest first), which the catalog first checks against the manifests in storage
  * (a client's own cleanup removes them without a call): its turns are a quarter as long.
  *
+ * Then the same questions of a table without managed versioning, answered from its manifests in
+ * storage: one version (DescribeTableVersion), the latest, a page of 100, beside DescribeTable.
+ *
  * Then the fold of an expiry's record: one TableVersionsDeleted of all but 10 of a table's
  * versions, beside folding the TableVersionCreated events of those versions (the baseline), at
  * FOLD_VERSIONS versions: what every process holding the catalog (APIs, workers, a replay) spends
@@ -54,6 +57,75 @@ function foldExpiry(versions: number): { created: number; deleted: number } {
   return { created: Number(created - started) / 1e6, deleted: Number(deleted - created) / 1e6 };
 }
 
+async function call(url: string, body: string): Promise<void> {
+  const res = await send(url, 'application/json', Buffer.from(body));
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.body.toString()}`);
+}
+
+/**
+ * The server's CPU per call of each side, in turns of TURN calls (a quarter as many for the sides
+ * named in `long`), after WARM untimed calls of each: the median turn's.
+ */
+async function cpuPerCall<K extends string>(pid: number, sides: Record<K, () => Promise<void>>, long: Set<string>): Promise<Record<K, number>> {
+  const names = Object.keys(sides) as K[];
+  const calls = (name: K) => (long.has(name) ? PAGE_TURN : TURN);
+  const cpu = Object.fromEntries(names.map((name) => [name, [] as number[]])) as unknown as Record<K, number[]>;
+  for (const name of names) for (let i = 0; i < (long.has(name) ? PAGE_WARM : WARM); i++) await sides[name]();
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (const name of turn % 2 ? [...names].reverse() : names) {
+      const { user, system } = await timedWithCpu(pid, async () => {
+        for (let i = 0; i < calls(name); i++) await sides[name]();
+      });
+      cpu[name].push((user + system) / calls(name));
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, median(cpu[name])])) as Record<K, number>;
+}
+
+/**
+ * A table without managed versioning: the client commits to storage itself, and the catalog answers
+ * its versions from the manifests in `_versions/`. DescribeTableVersion of one version, of the
+ * latest, and a page of 100 versions, beside DescribeTable; the manifests are written straight into
+ * the directory, as a client's commits leave them.
+ */
+async function unmanaged(): Promise<Array<Record<string, string | number>>> {
+  const server = await startServer({ MANAGED_VERSIONING: 'false' }, 'dist/apps/api/src/main.js');
+  const rows: Array<Record<string, string | number>> = [];
+  try {
+    await post(`${server.url}/v1/namespace/u/create`, {});
+    for (const [t, versions] of VERSIONS.entries()) {
+      const table = `${server.url}/v1/table/u%24t${t}`;
+      const dir = versionsDir((await post(`${table}/declare`, {})).location);
+      mkdirSync(dir, { recursive: true });
+      for (let version = 1; version <= versions; version++) writeFileSync(join(dir, finalManifestName(version, 'V2')), MANIFEST);
+      const middle = Math.ceil(versions / 2);
+      const cpu = await cpuPerCall(
+        server.pid,
+        {
+          describe: () => call(`${table}/describe`, '{}'),
+          version: () => call(`${table}/version/describe`, JSON.stringify({ version: middle })),
+          latest: () => call(`${table}/version/describe`, '{}'),
+          page: () => call(`${table}/version/list?delimiter=%24&limit=100`, 'null'),
+        },
+        new Set(['version', 'latest', 'page']),
+      );
+      rows.push({
+        'table versions': versions,
+        'DescribeTable µs/call (baseline)': cpu.describe.toFixed(0),
+        'DescribeTableVersion, one version, µs/call': cpu.version.toFixed(0),
+        ratio: (cpu.version / cpu.describe).toFixed(2),
+        'DescribeTableVersion, the latest, µs/call': cpu.latest.toFixed(0),
+        'latest ratio': (cpu.latest / cpu.describe).toFixed(2),
+        'version/list, a page of 100, µs/call': cpu.page.toFixed(0),
+        'page ratio': (cpu.page / cpu.describe).toFixed(2),
+      });
+    }
+  } finally {
+    await server.stop();
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   const server = await startServer({}, 'dist/apps/api/src/main.js');
   try {
@@ -68,29 +140,14 @@ async function main(): Promise<void> {
         writeFileSync(staging, MANIFEST);
         await post(`${table}/version/create`, { version, manifest_path: staging.slice(1) });
       }
-      const call = async (url: string, body: string) => {
-        const res = await send(url, 'application/json', Buffer.from(body));
-        if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.body.toString()}`);
-      };
       const sides = {
         describe: () => call(`${table}/describe`, '{}'),
         // As the lancedb client sends it: the body is the literal `null`.
         latest: () => call(`${table}/version/list?delimiter=%24&limit=1&descending=true`, 'null'),
         page: () => call(`${table}/version/list?delimiter=%24&limit=100`, 'null'),
       };
-      const calls = { describe: TURN, latest: TURN, page: PAGE_TURN };
-      const cpu: Record<keyof typeof sides, number[]> = { describe: [], latest: [], page: [] };
-      const names = Object.keys(sides) as Array<keyof typeof sides>;
-      for (const name of names) for (let i = 0; i < (name === 'page' ? PAGE_WARM : WARM); i++) await sides[name]();
-      for (let turn = 0; turn < TURNS; turn++) {
-        for (const name of turn % 2 ? [...names].reverse() : names) {
-          const { user, system } = await timedWithCpu(server.pid, async () => {
-            for (let i = 0; i < calls[name]; i++) await sides[name]();
-          });
-          cpu[name].push((user + system) / calls[name]);
-        }
-      }
-      const [describe, latest, page] = [median(cpu.describe), median(cpu.latest), median(cpu.page)];
+      const cpu = await cpuPerCall(server.pid, sides, new Set(['page']));
+      const { describe, latest, page } = cpu;
       rows.push({
         'table versions': versions,
         'DescribeTable µs/call (baseline)': describe.toFixed(0),
@@ -101,6 +158,7 @@ async function main(): Promise<void> {
       });
     }
     report(`The latest version of a managed table, as a Lance client asks for it, and a page of its history: server CPU per call, median of ${TURNS} turns of ${TURN} (pages: ${PAGE_TURN})`, rows);
+    report(`A table without managed versioning: one version, the latest, and a page of its history, answered from its manifests in storage: server CPU per call, median of ${TURNS} turns of ${PAGE_TURN} (DescribeTable: ${TURN})`, await unmanaged());
     report(
       'An expiry recorded: one TableVersionsDeleted of all but 10 versions folded, beside folding the versions it deletes (median of 3)',
       FOLD_VERSIONS.map((versions) => {

@@ -71,6 +71,29 @@ describe.each([
     await api.send('POST', '/v1/table/d%24items/insert', ipc(withVectors(0, 100)), ARROW_STREAM);
   });
 
+  it("lists the table's versions a page at a time either way, and describes one of them or the latest", async () => {
+    const list = (query: string) => api.post(`/v1/table/d%24items/version/list${query}`, null);
+    const versionsOf = (res: Awaited<ReturnType<typeof list>>) => res.body.versions.map((v: { version: number }) => v.version);
+    const first = await list('?limit=3');
+    expect([versionsOf(first), first.body.page_token]).toEqual([[1, 2, 3], '3']);
+    const rest = await list('?limit=3&page_token=3');
+    expect([versionsOf(rest), rest.body.page_token]).toEqual([[4], null]);
+    const newest = await list('?limit=2&descending=true');
+    expect([versionsOf(newest), newest.body.page_token]).toEqual([[4, 3], '3']);
+    const older = await list('?limit=2&descending=true&page_token=3');
+    expect([versionsOf(older), older.body.page_token]).toEqual([[2, 1], null]);
+    expect(versionsOf(await list(''))).toEqual([1, 2, 3, 4]);
+
+    const second = await api.post('/v1/table/d%24items/version/describe', { version: 2 });
+    expect(second.status).toBe(200);
+    // The same record as the listing's.
+    expect(second.body.version).toEqual((await list('?limit=1&page_token=1')).body.versions[0]);
+    expect(second.body.version).toMatchObject({ version: 2, manifest_path: expect.stringMatching(/_versions\/\d+\.manifest$/), manifest_size: expect.any(Number) });
+    expect((await api.post('/v1/table/d%24items/version/describe', {})).body.version).toEqual(rest.body.versions[0]);
+    const missing = await api.post('/v1/table/d%24items/version/describe', { version: 99 });
+    expect([missing.status, missing.body.code]).toEqual([404, 11]);
+  });
+
   it('refuses data that does not fit, bytes that are not Arrow, and leaves the table unchanged', async () => {
     const wrong = await api.send('POST', '/v1/table/d%24items/insert', ipc(arrow.tableFromArrays({ other: Float64Array.from([1]) })), ARROW_STREAM);
     expect([wrong.status, (wrong.body as any).code]).toEqual([400, 20]);

@@ -79,13 +79,18 @@ export class VersionService {
       return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
     }
     refuseBranchOfUnmanaged(table, branch);
-    const onDisk = await listManifestsOnDisk(this.files, table.location);
+    // The page is cut from the manifests' names; only its own manifests' attributes are read.
     const after = page.pageToken === undefined ? undefined : Number(page.pageToken);
-    const ordered = (descending ? onDisk.reverse() : onDisk).filter(
-      (v) => after === undefined || (descending ? v.version < after : v.version > after),
-    );
-    const result = takePage(ordered, page.limit, (v) => String(v.version));
-    return { versions: result.items.map(tableVersionJson), page_token: result.pageToken };
+    let pageToken: string | null = null;
+    const onDisk = await listManifestsOnDisk(this.files, table.location, (versions) => {
+      const ordered = (descending ? [...versions].reverse() : versions).filter(
+        (v) => after === undefined || (descending ? v < after : v > after),
+      );
+      const result = takePage(ordered, page.limit, String);
+      pageToken = result.pageToken;
+      return result.items;
+    });
+    return { versions: (descending ? onDisk.reverse() : onDisk).map(tableVersionJson), page_token: pageToken };
   }
 
   /**
@@ -261,7 +266,7 @@ export class VersionService {
   }
 
   private async versionOnDisk(table: TableState, version: number | undefined): Promise<VersionRecord> {
-    const onDisk = await listManifestsOnDisk(this.files, table.location);
+    const onDisk = await listManifestsOnDisk(this.files, table.location, (versions) => (version === undefined ? versions.slice(-1) : [version]));
     const record = version === undefined ? onDisk[onDisk.length - 1] : onDisk.find((v) => v.version === version);
     if (!record) {
       throw new CatalogError(

@@ -1,10 +1,26 @@
 import { VersionRecord, versionOfManifestName, versionsDir, versionsDirOf } from '@app/catalog';
 import { TableFiles } from '@app/storage';
 
-/** The committed manifests in a dataset's `_versions/`, oldest first; staging files are ignored. */
-export async function listManifestsOnDisk(files: TableFiles, location: string): Promise<VersionRecord[]> {
+/**
+ * The committed manifests in a dataset's `_versions/`, oldest first; staging files are ignored.
+ * With `pick`, only the versions it chooses from all those there (given ascending): on a local
+ * disk only their manifests' attributes are read, not every manifest's.
+ */
+export async function listManifestsOnDisk(files: TableFiles, location: string, pick?: (versions: readonly number[]) => Iterable<number>): Promise<VersionRecord[]> {
   const records: VersionRecord[] = [];
-  for (const file of await files.list(versionsDir(location))) {
+  const select = pick
+    ? (names: readonly string[]) => {
+        const byVersion = new Map<number, string[]>();
+        for (const name of names) {
+          const parsed = versionOfManifestName(name);
+          if (parsed) byVersion.set(parsed.version, [...(byVersion.get(parsed.version) ?? []), name]);
+        }
+        const picked = new Set<string>();
+        for (const version of pick([...byVersion.keys()].sort((a, b) => a - b))) for (const name of byVersion.get(version) ?? []) picked.add(name);
+        return picked;
+      }
+    : undefined;
+  for (const file of await files.list(versionsDir(location), select)) {
     const parsed = versionOfManifestName(file.name);
     if (!parsed) continue;
     records.push({

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { finalManifestName, versionsDir } from '@app/catalog';
+import { finalManifestName, versionsDir, versionsDirOf } from '@app/catalog';
 import { LocalFiles } from '@app/storage';
 import { listManifestsOnDisk, manifestVersionsOnDisk } from '../src';
 
@@ -26,6 +26,26 @@ describe("a dataset's committed manifests on disk", () => {
 
   it('finds the same versions as the listing that reads each manifest', async () => {
     expect((await listManifestsOnDisk(files, location)).map((r) => r.version)).toEqual(await manifestVersionsOnDisk(files, location));
+  });
+
+  it('reads the attributes of the versions picked from all those there, and of no other manifest', async () => {
+    const seen: number[][] = [];
+    const picked = await listManifestsOnDisk(files, location, (versions) => {
+      seen.push([...versions]);
+      return [2, 10, 7];
+    });
+    expect(seen).toEqual([[1, 2, 3, 10]]);
+    expect(picked).toEqual([
+      { version: 2, manifestPath: `${versionsDirOf(location)}${finalManifestName(2, 'V2')}`, manifestSize: 2, namingScheme: 'V2', timestampMillis: expect.any(Number) },
+      { version: 10, manifestPath: `${versionsDirOf(location)}${finalManifestName(10, 'V2')}`, manifestSize: 3, namingScheme: 'V2', timestampMillis: expect.any(Number) },
+    ]);
+    // A manifest's name whose stat fails (a link to itself) fails a whole listing, not one that leaves it out.
+    const other = join(location, '..', 'looping.lance');
+    mkdirSync(versionsDir(other), { recursive: true });
+    writeFileSync(join(versionsDir(other), finalManifestName(1, 'V2')), 'v1');
+    symlinkSync(finalManifestName(2, 'V2'), join(versionsDir(other), finalManifestName(2, 'V2')));
+    await expect(listManifestsOnDisk(files, other)).rejects.toThrow(/ELOOP/);
+    expect((await listManifestsOnDisk(files, other, (versions) => versions.slice(0, 1))).map((r) => r.version)).toEqual([1]);
   });
 
   it('finds none in a dataset without a _versions directory', async () => {

@@ -1,7 +1,7 @@
 import { mkdir, open, readdir, readFile, rm, stat, unlink, writeFile, copyFile } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { FileInfo, ListedFile, TableFiles } from './table-files';
+import { FileInfo, ListedFile, NameSelector, TableFiles } from './table-files';
 
 /** Entries stated per turn of the event loop when a directory is listed. */
 const STAT_SLICE = 512;
@@ -65,8 +65,16 @@ export class LocalFiles implements TableFiles {
    * about 6 ms of CPU one stat at a time through the pool). In slices, so that a directory of many
    * thousands of files lets requests in between.
    */
-  async list(directory: string): Promise<ListedFile[]> {
-    const names = await readdir(directory).catch((e) => (noDirectory(e) ? [] : Promise.reject(e)));
+  async list(directory: string, select?: NameSelector): Promise<ListedFile[]> {
+    let names: string[];
+    if (select) {
+      // The selector is offered files only, as `names` gives them.
+      const all = await this.names(directory);
+      const picked = select(all);
+      names = all.filter((name) => picked.has(name));
+    } else {
+      names = await readdir(directory).catch((e) => (noDirectory(e) ? [] : Promise.reject(e)));
+    }
     const listed: ListedFile[] = [];
     for (let from = 0; from < names.length; from += STAT_SLICE) {
       if (from > 0) await new Promise((r) => setImmediate(r));

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { parseS3Uri } from './object-uri';
-import { FileInfo, ListedFile, StorageUnavailableError, TableFiles } from './table-files';
+import { FileInfo, ListedFile, NameSelector, StorageUnavailableError, TableFiles } from './table-files';
 
 /** How this process reaches the object store (from AWS_* and WAREHOUSE_STORAGE_OPTIONS). */
 export interface S3Settings {
@@ -114,7 +114,8 @@ export class S3Files implements TableFiles {
     }
   }
 
-  async list(directory: string): Promise<ListedFile[]> {
+  /** A listing gives every file's attributes with its name: `select` only filters it. */
+  async list(directory: string, select?: NameSelector): Promise<ListedFile[]> {
     const { bucket, key } = parseS3Uri(directory);
     const prefix = key.replace(/\/*$/, '/');
     const listed: ListedFile[] = [];
@@ -131,7 +132,9 @@ export class S3Files implements TableFiles {
     } catch (e) {
       throw unavailable(e, `listing ${directory}`);
     }
-    return listed;
+    if (!select) return listed;
+    const picked = select(listed.map((file) => file.name));
+    return listed.filter((file) => picked.has(file.name));
   }
 
   /** A listing gives the sizes with the names: the same requests as `list`. */

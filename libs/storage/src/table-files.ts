@@ -6,6 +6,9 @@ export interface FileInfo {
   modifiedMillis: number;
 }
 
+/** Picks, from the names of all the files in a directory, those a listing is about. */
+export type NameSelector = (names: readonly string[]) => ReadonlySet<string>;
+
 export interface ListedFile extends FileInfo {
   /** The file's name inside the listed directory. */
   name: string;
@@ -31,8 +34,12 @@ export interface TableFiles {
    * tag where the store gives one.
    */
   copy(from: string, to: string): Promise<{ eTag?: string }>;
-  /** The files directly inside a directory (no deeper); empty when it does not exist. */
-  list(directory: string): Promise<ListedFile[]>;
+  /**
+   * The files directly inside a directory (no deeper); empty when it does not exist. With `select`,
+   * only those it picks from all the directory's names: on a local disk only theirs are read (a
+   * stat each), from the same single directory read.
+   */
+  list(directory: string, select?: NameSelector): Promise<ListedFile[]>;
   /**
    * The names of the files directly inside a directory, without their sizes or times: one listing,
    * where `list` on a local disk also reads each file's attributes. Empty when it does not exist.

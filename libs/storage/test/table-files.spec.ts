@@ -79,6 +79,18 @@ describe.each([
     expect(await files.names(`${root}/t.lance/_versions/c.bin`)).toEqual([]);
   });
 
+  it('lists only the files a selector picks from all the names, with their attributes', async () => {
+    const seen: string[][] = [];
+    const listed = await files.list(`${root}/t.lance/_versions`, (names) => {
+      seen.push([...names].sort());
+      return new Set(['c.bin', 'not-there.bin']);
+    });
+    expect(seen).toEqual([['b.bin', 'c.bin']]);
+    expect(listed).toEqual([{ name: 'c.bin', size: 1, modifiedMillis: expect.any(Number), ...(listed[0]?.eTag ? { eTag: listed[0].eTag } : {}) }]);
+    expect(await files.list(`${root}/t.lance/_versions`, () => new Set())).toEqual([]);
+    expect(await files.list(`${root}/nothing-here`, () => new Set(['b.bin']))).toEqual([]);
+  });
+
   it('removes a file, and a whole tree, answering how many files went', async () => {
     await files.remove(`${root}/t.lance/_versions/c.bin`);
     await files.remove(`${root}/t.lance/_versions/never-there`);
