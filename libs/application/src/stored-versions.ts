@@ -36,7 +36,7 @@ export class StoredVersions {
   async reconcile(ctx: RequestContext, id: ObjectId, branch?: string): Promise<number[]> {
     const line = await this.line(ctx, id, branch);
     if (!line?.managedVersioning || line.latestVersion === undefined) return [];
-    const listed = new Set(await manifestVersionsOnDisk(this.files, lineLocation(line)));
+    const listed = versionSet(await manifestVersionsOnDisk(this.files, lineLocation(line)));
     const candidates = line.versions.values().filter((r) => r.version !== line.latestVersion && !listed.has(r.version));
     const gone: number[] = [];
     for (const record of candidates) if (!(await this.present(line, record))) gone.push(record.version);
@@ -90,4 +90,13 @@ export class StoredVersions {
 export function gone(line: TableLine, version: number): CatalogError {
   const where = line.branch === undefined ? '' : ` on branch '${line.branch}'`;
   return new CatalogError(ErrorCode.TableVersionNotFound, `version ${version}${where} no longer exists: its manifest was removed from storage`);
+}
+
+/** The set of each listing's versions: an unchanged `_versions/` answers the same array (manifestVersionsOnDisk). */
+const versionSets = new WeakMap<readonly number[], ReadonlySet<number>>();
+
+function versionSet(versions: readonly number[]): ReadonlySet<number> {
+  let set = versionSets.get(versions);
+  if (!set) versionSets.set(versions, (set = new Set(versions)));
+  return set;
 }

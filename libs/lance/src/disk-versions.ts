@@ -10,13 +10,9 @@ export async function listManifestsOnDisk(files: TableFiles, location: string, p
   const records: VersionRecord[] = [];
   const select = pick
     ? (names: readonly string[]) => {
-        const byVersion = new Map<number, string[]>();
-        for (const name of names) {
-          const parsed = versionOfManifestName(name);
-          if (parsed) byVersion.set(parsed.version, [...(byVersion.get(parsed.version) ?? []), name]);
-        }
+        const { versions, namesOf } = manifestNames(names);
         const picked = new Set<string>();
-        for (const version of pick([...byVersion.keys()].sort((a, b) => a - b))) for (const name of byVersion.get(version) ?? []) picked.add(name);
+        for (const version of pick(versions)) for (const name of namesOf.get(version) ?? []) picked.add(name);
         return picked;
       }
     : undefined;
@@ -34,16 +30,38 @@ export async function listManifestsOnDisk(files: TableFiles, location: string, p
   return records.sort((a, b) => a.version - b.version);
 }
 
+interface ManifestNames {
+  /** Ascending. */
+  versions: readonly number[];
+  namesOf: ReadonlyMap<number, readonly string[]>;
+}
+
+/** Each listing of names parsed: an unchanged local directory answers the same array (TableFiles.names). */
+const parsedNames = new WeakMap<readonly string[], ManifestNames>();
+
+/** The committed manifests' versions among a directory's names, and the names of each. */
+function manifestNames(names: readonly string[]): ManifestNames {
+  const known = parsedNames.get(names);
+  if (known) return known;
+  const namesOf = new Map<number, string[]>();
+  for (const name of names) {
+    const parsed = versionOfManifestName(name);
+    if (!parsed) continue;
+    const same = namesOf.get(parsed.version);
+    if (same) same.push(name);
+    else namesOf.set(parsed.version, [name]);
+  }
+  const parsed = { versions: Object.freeze([...namesOf.keys()].sort((a, b) => a - b)), namesOf };
+  if (Object.isFrozen(names)) parsedNames.set(names, parsed);
+  return parsed;
+}
+
 /**
  * The versions of the committed manifests in a dataset's `_versions/`, ascending, from their names
  * alone: what a check of which versions exist needs, without reading every manifest's attributes
- * (a stat each on a local disk: tens of milliseconds for a table of thousands of versions).
+ * (a stat each on a local disk: tens of milliseconds for a table of thousands of versions). While
+ * the directory is unchanged, the same array each time.
  */
-export async function manifestVersionsOnDisk(files: TableFiles, location: string): Promise<number[]> {
-  const versions: number[] = [];
-  for (const name of await files.names(versionsDir(location))) {
-    const parsed = versionOfManifestName(name);
-    if (parsed) versions.push(parsed.version);
-  }
-  return versions.sort((a, b) => a - b);
+export async function manifestVersionsOnDisk(files: TableFiles, location: string): Promise<readonly number[]> {
+  return manifestNames(await files.names(versionsDir(location))).versions;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finalManifestName, versionsDir, versionsDirOf } from '@app/catalog';
@@ -46,6 +46,19 @@ describe("a dataset's committed manifests on disk", () => {
     symlinkSync(finalManifestName(2, 'V2'), join(versionsDir(other), finalManifestName(2, 'V2')));
     await expect(listManifestsOnDisk(files, other)).rejects.toThrow(/ELOOP/);
     expect((await listManifestsOnDisk(files, other, (versions) => versions.slice(0, 1))).map((r) => r.version)).toEqual([1]);
+  });
+
+  it('answers the same versions, parsed once, while _versions/ is unchanged, and the new ones once it changes', async () => {
+    const settled = join(location, '..', 'settled.lance');
+    mkdirSync(versionsDir(settled), { recursive: true });
+    writeFileSync(join(versionsDir(settled), finalManifestName(1, 'V2')), 'v1');
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(versionsDir(settled), anHourAgo, anHourAgo);
+    const first = await manifestVersionsOnDisk(files, settled);
+    expect(first).toEqual([1]);
+    expect(await manifestVersionsOnDisk(files, settled)).toBe(first);
+    writeFileSync(join(versionsDir(settled), finalManifestName(2, 'V2')), 'v2');
+    expect(await manifestVersionsOnDisk(files, settled)).toEqual([1, 2]);
   });
 
   it('finds none in a dataset without a _versions directory', async () => {

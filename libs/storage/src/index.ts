@@ -1,5 +1,6 @@
 export * from './table-files';
 export * from './local-files';
+export * from './directory-names';
 export * from './s3-files';
 export * from './object-uri';
 export * from './warehouse';

@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, readFile, rm, stat, unlink, writeFile, copyFile } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DirectoryNames } from './directory-names';
 import { FileInfo, ListedFile, NameSelector, TableFiles } from './table-files';
 
 /** Entries stated per turn of the event loop when a directory is listed. */
@@ -12,6 +13,9 @@ const noDirectory = (e: unknown) => missing(e) || (e as NodeJS.ErrnoException).c
 
 /** Table files on a local disk (or a file system mounted as one). */
 export class LocalFiles implements TableFiles {
+  /** The names last read from directories, with what tells whether they still hold. */
+  readonly directories = new DirectoryNames();
+
   async read(path: string): Promise<Buffer | undefined> {
     return readFile(path).catch((e) => (missing(e) ? undefined : Promise.reject(e)));
   }
@@ -86,10 +90,12 @@ export class LocalFiles implements TableFiles {
     return listed;
   }
 
-  /** The directory's entries as read, with their types: no file is stated (an unknown type counts as a file). */
-  async names(directory: string): Promise<string[]> {
-    const entries = await readdir(directory, { withFileTypes: true }).catch((e) => (noDirectory(e) ? [] : Promise.reject(e)));
-    return entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
+  /**
+   * The directory's entries as read, with their types: no file is stated (an unknown type counts as
+   * a file); kept from one call to the next while the directory is unchanged (DirectoryNames).
+   */
+  async names(directory: string): Promise<readonly string[]> {
+    return this.directories.read(directory).catch((e) => (noDirectory(e) ? [] : Promise.reject(e)));
   }
 
   async remove(path: string): Promise<void> {

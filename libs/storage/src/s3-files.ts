@@ -138,7 +138,7 @@ export class S3Files implements TableFiles {
   }
 
   /** A listing gives the sizes with the names: the same requests as `list`. */
-  async names(directory: string): Promise<string[]> {
+  async names(directory: string): Promise<readonly string[]> {
     return (await this.list(directory)).map((file) => file.name);
   }
 

@@ -43,8 +43,9 @@ export interface TableFiles {
   /**
    * The names of the files directly inside a directory, without their sizes or times: one listing,
    * where `list` on a local disk also reads each file's attributes. Empty when it does not exist.
+   * An unchanged local directory answers the same array again: what is derived from it can be kept.
    */
-  names(directory: string): Promise<string[]>;
+  names(directory: string): Promise<readonly string[]>;
   remove(location: string): Promise<void>;
   /** Removes a directory and everything under it; answers how many files went. */
   removeTree(directory: string): Promise<number>;

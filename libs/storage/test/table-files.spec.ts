@@ -73,7 +73,7 @@ describe.each([
     expect(listed.map((f) => f.name).sort()).toEqual(['b.bin', 'c.bin']);
     expect(listed.find((f) => f.name === 'c.bin')).toMatchObject({ size: 1 });
     expect(await files.list(`${root}/nothing-here`)).toEqual([]);
-    expect((await files.names(`${root}/t.lance/_versions`)).sort()).toEqual(['b.bin', 'c.bin']);
+    expect([...(await files.names(`${root}/t.lance/_versions`))].sort()).toEqual(['b.bin', 'c.bin']);
     expect(await files.names(`${root}/nothing-here`)).toEqual([]);
     // A file named as a directory holds no names.
     expect(await files.names(`${root}/t.lance/_versions/c.bin`)).toEqual([]);
