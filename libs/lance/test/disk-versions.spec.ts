@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finalManifestName, versionsDir, versionsDirOf } from '@app/catalog';
-import { LocalFiles } from '@app/storage';
+import { DirectoryNames, LocalFiles } from '@app/storage';
 import { listManifestsOnDisk, manifestVersionsOnDisk } from '../src';
 
 describe("a dataset's committed manifests on disk", () => {
@@ -52,13 +52,13 @@ describe("a dataset's committed manifests on disk", () => {
     const settled = join(location, '..', 'settled.lance');
     mkdirSync(versionsDir(settled), { recursive: true });
     writeFileSync(join(versionsDir(settled), finalManifestName(1, 'V2')), 'v1');
-    const anHourAgo = new Date(Date.now() - 3_600_000);
-    utimesSync(versionsDir(settled), anHourAgo, anHourAgo);
-    const first = await manifestVersionsOnDisk(files, settled);
+    // A clock an hour ahead: the directory just written looks settled to it.
+    const settledFiles = new LocalFiles(new DirectoryNames(undefined, () => Date.now() + 3_600_000));
+    const first = await manifestVersionsOnDisk(settledFiles, settled);
     expect(first).toEqual([1]);
-    expect(await manifestVersionsOnDisk(files, settled)).toBe(first);
+    expect(await manifestVersionsOnDisk(settledFiles, settled)).toBe(first);
     writeFileSync(join(versionsDir(settled), finalManifestName(2, 'V2')), 'v2');
-    expect(await manifestVersionsOnDisk(files, settled)).toEqual([1, 2]);
+    expect(await manifestVersionsOnDisk(settledFiles, settled)).toEqual([1, 2]);
   });
 
   it('finds none in a dataset without a _versions directory', async () => {

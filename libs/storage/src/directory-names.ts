@@ -1,13 +1,19 @@
 import { readdir } from 'node:fs/promises';
-import { BigIntStats, statSync, statfsSync } from 'node:fs';
+import { BigIntStats, closeSync, constants, fstatSync, openSync, statSync, statfsSync } from 'node:fs';
 
 /**
- * File systems whose directories take a new modification time, from the kernel's own clock to the
- * nanosecond (ticks of a few ms), whenever an entry is added, removed or renamed: ext2/3/4, XFS,
- * Btrfs, tmpfs. Network and user-space file systems (NFS, SMB, FUSE) may stamp a directory with
- * another machine's clock or to the second: their directories are always read.
+ * File systems on which adding, removing or renaming an entry stamps the directory with the local
+ * kernel's clock: ext2/3/4, XFS, Btrfs, tmpfs (to the nanosecond, or to the second on ext4 with
+ * small inodes). Network and user-space file systems (NFS, SMB, FUSE) may stamp a directory with
+ * another machine's clock: their directories are always read.
  */
 const TRUSTED_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994]);
+
+/**
+ * How old a directory's times must be when a read begins for the read to be kept: more than a
+ * second-granular file system's second plus a tick of the kernel's coarse clock (see DirectoryNames).
+ */
+const SETTLE_MS = 2000;
 
 interface Entry {
   dev: bigint;
@@ -23,12 +29,15 @@ interface Entry {
  * read before each page of its history), kept from one read to the next while the directory's own
  * attributes say no entry changed: one `stat` instead of a directory read and thousands of names.
  *
- * A directory's modification time moves when an entry changes, to the kernel's coarse clock: two
- * changes within one tick leave the same time. A read taken in that tick, between them, would be
- * kept though the second change is not in it. So a read is kept only when the directory's time was
- * already more than `settleMs` old as the read began: any later change then stamps a newer time.
- * Kept reads are checked against the device, inode, modification and change times (a directory
- * removed and made again, or stamped back with utimes, has a new change time).
+ * A directory's modification and change times move when an entry changes, to the kernel's coarse
+ * clock (and, on some file systems, to the second): two changes within one tick leave the same
+ * times. A read taken between them would be kept though the second change is not in it. So a read
+ * is kept only when both times were already more than SETTLE_MS old as the read began: any later
+ * change then stamps a newer time. The times and the names come from the same open directory,
+ * never from a path that could have been pointed elsewhere between the two (a symbolic link
+ * retargeted, a parent renamed). Kept reads are checked against the device, inode, modification
+ * and change times (a directory removed and made again, or stamped back with utimes, has a new
+ * change time).
  */
 export class DirectoryNames {
   private readonly entries = new Map<string, Entry>();
@@ -37,7 +46,8 @@ export class DirectoryNames {
 
   constructor(
     private readonly capacity = 256,
-    private readonly settleMs = 1000,
+    /** The wall clock the directories' times are compared with. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -45,34 +55,55 @@ export class DirectoryNames {
    * rejects when it cannot be read. While the directory is unchanged, the same array each time.
    */
   async read(directory: string): Promise<readonly string[]> {
-    const startedAt = Date.now();
-    const stats = statSync(directory, { bigint: true, throwIfNoEntry: false });
     const kept = this.entries.get(directory);
-    if (kept && stats && same(kept, stats)) {
-      // Most recently used last: the first entry is the one to evict.
+    if (kept) {
+      const stats = statSync(directory, { bigint: true, throwIfNoEntry: false });
+      if (stats && same(kept, stats)) {
+        // Most recently used last: the first entry is the one to evict.
+        this.entries.delete(directory);
+        this.entries.set(directory, kept);
+        return kept.names;
+      }
       this.entries.delete(directory);
-      this.entries.set(directory, kept);
-      return kept.names;
     }
-    this.entries.delete(directory);
     this.reads++;
-    const names = (await readdir(directory, { withFileTypes: true })).filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
-    if (stats?.isDirectory() && startedAt - Number(stats.mtimeMs) > this.settleMs && trustedFileSystem(directory)) {
-      Object.freeze(names);
-      this.entries.set(directory, { dev: stats.dev, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, names });
-      if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    const startedAt = this.now();
+    let fd: number;
+    try {
+      fd = openSync(directory, constants.O_RDONLY | constants.O_DIRECTORY);
+    } catch {
+      // Missing, not a directory, or not to be opened: the read says which, as it always did.
+      return namesIn(directory);
     }
-    return names;
+    try {
+      const stats = fstatSync(fd, { bigint: true });
+      // The open directory itself, whatever its path names by now.
+      const names = await namesIn(`/proc/self/fd/${fd}`).catch(() => undefined);
+      if (!names) return namesIn(directory);
+      const settled = startedAt - Math.max(Number(stats.mtimeMs), Number(stats.ctimeMs)) > SETTLE_MS;
+      if (settled && trustedFileSystem(fd)) {
+        Object.freeze(names);
+        this.entries.set(directory, { dev: stats.dev, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, names });
+        if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+      }
+      return names;
+    } finally {
+      closeSync(fd);
+    }
   }
+}
+
+async function namesIn(directory: string): Promise<string[]> {
+  return (await readdir(directory, { withFileTypes: true })).filter((entry) => !entry.isDirectory()).map((entry) => entry.name);
 }
 
 function same(entry: Entry, stats: BigIntStats): boolean {
   return entry.ino === stats.ino && entry.dev === stats.dev && entry.mtimeNs === stats.mtimeNs && entry.ctimeNs === stats.ctimeNs;
 }
 
-function trustedFileSystem(directory: string): boolean {
+function trustedFileSystem(fd: number): boolean {
   try {
-    return TRUSTED_FILE_SYSTEMS.has(statfsSync(directory).type);
+    return TRUSTED_FILE_SYSTEMS.has(statfsSync(`/proc/self/fd/${fd}`).type);
   } catch {
     return false;
   }

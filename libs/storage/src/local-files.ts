@@ -13,8 +13,10 @@ const noDirectory = (e: unknown) => missing(e) || (e as NodeJS.ErrnoException).c
 
 /** Table files on a local disk (or a file system mounted as one). */
 export class LocalFiles implements TableFiles {
-  /** The names last read from directories, with what tells whether they still hold. */
-  readonly directories = new DirectoryNames();
+  constructor(
+    /** The names last read from directories, with what tells whether they still hold. */
+    readonly directories = new DirectoryNames(),
+  ) {}
 
   async read(path: string): Promise<Buffer | undefined> {
     return readFile(path).catch((e) => (missing(e) ? undefined : Promise.reject(e)));

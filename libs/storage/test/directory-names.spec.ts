@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DirectoryNames } from '../src';
@@ -6,19 +6,19 @@ import { DirectoryNames } from '../src';
 describe('the names of a directory, kept while it is unchanged', () => {
   const root = mkdtempSync(join(tmpdir(), 'directory-names-'));
   let n = 0;
-  /** A directory holding the given files (and a subdirectory), stamped an hour ago unless said otherwise. */
-  const directoryWith = (files: string[], stampedAgoMs = 3_600_000) => {
+  /** A directory holding the given files (and a subdirectory). */
+  const directoryWith = (files: string[]) => {
     const dir = join(root, `d${n++}`);
     mkdirSync(join(dir, 'sub'), { recursive: true });
     for (const file of files) writeFileSync(join(dir, file), file);
-    const at = new Date(Date.now() - stampedAgoMs);
-    utimesSync(dir, at, at);
     return dir;
   };
+  /** Names kept by a clock an hour ahead: every directory made here looks settled to it. */
+  const settledNames = (capacity?: number) => new DirectoryNames(capacity, () => Date.now() + 3_600_000);
   const sorted = async (names: DirectoryNames, dir: string) => [...(await names.read(dir))].sort();
 
   it('reads a settled directory once, then answers from what it read until an entry is added, removed or renamed', async () => {
-    const names = new DirectoryNames();
+    const names = settledNames();
     const dir = directoryWith(['a', 'b']);
     const first = await names.read(dir);
     expect([...first].sort()).toEqual(['a', 'b']);
@@ -37,37 +37,58 @@ describe('the names of a directory, kept while it is unchanged', () => {
     expect(names.reads).toBe(5);
   });
 
-  it('keeps nothing of a directory changed within the last second: a change in the same tick would not move its time', async () => {
+  it('keeps nothing of a directory changed within the last two seconds: a change in the same tick would not move its times', async () => {
     const names = new DirectoryNames();
-    const dir = directoryWith(['a'], 0);
+    const dir = directoryWith(['a']);
     expect(await names.read(dir)).toEqual(['a']);
     unlinkSync(join(dir, 'a'));
     writeFileSync(join(dir, 'b'), 'b');
     expect(await names.read(dir)).toEqual(['b']);
     expect(await names.read(dir)).toEqual(['b']);
     expect(names.reads).toBe(3);
+    // Stamped back an hour, its change time still says it was just changed.
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(dir, anHourAgo, anHourAgo);
+    await names.read(dir);
+    await names.read(dir);
+    expect(names.reads).toBe(5);
   });
 
   it('reads again a directory made anew, or stamped back to the time it had', async () => {
-    const names = new DirectoryNames();
+    const names = settledNames();
     const dir = directoryWith(['a']);
-    const at = new Date(Date.now() - 3_600_000);
-    utimesSync(dir, at, at);
     expect(await names.read(dir)).toEqual(['a']);
+    const { mtime } = statSync(dir);
     unlinkSync(join(dir, 'a'));
     writeFileSync(join(dir, 'b'), 'b');
-    utimesSync(dir, at, at);
+    utimesSync(dir, mtime, mtime);
     expect(await names.read(dir)).toEqual(['b']);
     rmSync(dir, { recursive: true });
     mkdirSync(dir);
     writeFileSync(join(dir, 'c'), 'c');
-    utimesSync(dir, at, at);
     expect(await names.read(dir)).toEqual(['c']);
     expect(names.reads).toBe(3);
   });
 
+  it('reads again a link to a directory pointed at another, and back', async () => {
+    const names = settledNames();
+    const [a, b] = [directoryWith(['in-a']), directoryWith(['in-b'])];
+    const link = join(root, `link${n++}`);
+    symlinkSync(a, link);
+    expect(await names.read(link)).toEqual(['in-a']);
+    unlinkSync(link);
+    symlinkSync(b, link);
+    expect(await names.read(link)).toEqual(['in-b']);
+    unlinkSync(link);
+    symlinkSync(a, link);
+    expect(await names.read(link)).toEqual(['in-a']);
+    expect(names.reads).toBe(3);
+    expect(await names.read(link)).toEqual(['in-a']);
+    expect(names.reads).toBe(3);
+  });
+
   it('keeps the directories used last, up to its capacity', async () => {
-    const names = new DirectoryNames(2);
+    const names = settledNames(2);
     const [x, y, z] = [directoryWith(['x']), directoryWith(['y']), directoryWith(['z'])];
     for (const dir of [x, y, x, z]) await names.read(dir);
     expect(names.reads).toBe(3);
@@ -78,7 +99,7 @@ describe('the names of a directory, kept while it is unchanged', () => {
   });
 
   it('rejects a directory that is not there, or a file, and keeps nothing of either', async () => {
-    const names = new DirectoryNames();
+    const names = settledNames();
     const dir = directoryWith(['a']);
     expect(await names.read(dir)).toEqual(['a']);
     await expect(names.read(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
