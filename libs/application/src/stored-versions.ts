@@ -37,9 +37,13 @@ export class StoredVersions {
     const line = await this.line(ctx, id, branch);
     if (!line?.managedVersioning || line.latestVersion === undefined) return [];
     const listed = versionSet(await manifestVersionsOnDisk(this.files, lineLocation(line)));
-    const candidates = line.versions.values().filter((r) => r.version !== line.latestVersion && !listed.has(r.version));
+    // Numbers first: a record is built only for a version whose manifest the listing lacks.
+    const candidates = line.versions.keys().filter((version) => version !== line.latestVersion && !listed.has(version));
     const gone: number[] = [];
-    for (const record of candidates) if (!(await this.present(line, record))) gone.push(record.version);
+    for (const version of candidates) {
+      const record = line.versions.get(version);
+      if (record && !(await this.present(line, record))) gone.push(version);
+    }
     return this.record(ctx, id, branch, gone, MANIFEST_GONE);
   }
 
