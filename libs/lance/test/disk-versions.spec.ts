@@ -53,7 +53,7 @@ describe("a dataset's committed manifests on disk", () => {
     mkdirSync(versionsDir(settled), { recursive: true });
     writeFileSync(join(versionsDir(settled), finalManifestName(1, 'V2')), 'v1');
     // A clock an hour ahead: the directory just written looks settled to it.
-    const settledFiles = new LocalFiles(new DirectoryNames(undefined, () => Date.now() + 3_600_000));
+    const settledFiles = new LocalFiles(new DirectoryNames({ now: () => Date.now() + 3_600_000 }));
     const first = await manifestVersionsOnDisk(settledFiles, settled);
     expect(first).toEqual([1]);
     expect(await manifestVersionsOnDisk(settledFiles, settled)).toBe(first);

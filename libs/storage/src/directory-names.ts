@@ -41,14 +41,27 @@ interface Entry {
  */
 export class DirectoryNames {
   private readonly entries = new Map<string, Entry>();
+  private keptNames = 0;
   /** Directory reads made (not answered from what was kept): what the cache saves is seen here. */
   reads = 0;
+  private readonly directories: number;
+  private readonly names: number;
+  private readonly now: () => number;
 
   constructor(
-    private readonly capacity = 256,
-    /** The wall clock the directories' times are compared with. */
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: {
+      /** At most so many directories kept, the least recently used let go first. */
+      directories?: number;
+      /** At most so many names kept in all (a directory of more is never kept). */
+      names?: number;
+      /** The wall clock the directories' times are compared with. */
+      now?: () => number;
+    } = {},
+  ) {
+    this.directories = options.directories ?? 256;
+    this.names = options.names ?? 200_000;
+    this.now = options.now ?? Date.now;
+  }
 
   /**
    * The names of the directory's entries but its subdirectories (an entry of unknown type counts);
@@ -64,7 +77,7 @@ export class DirectoryNames {
         this.entries.set(directory, kept);
         return kept.names;
       }
-      this.entries.delete(directory);
+      this.forget(directory, kept);
     }
     this.reads++;
     const startedAt = this.now();
@@ -81,15 +94,27 @@ export class DirectoryNames {
       const names = await namesIn(`/proc/self/fd/${fd}`).catch(() => undefined);
       if (!names) return namesIn(directory);
       const settled = startedAt - Math.max(Number(stats.mtimeMs), Number(stats.ctimeMs)) > SETTLE_MS;
-      if (settled && trustedFileSystem(fd)) {
+      if (settled && names.length <= this.names && trustedFileSystem(fd)) {
         Object.freeze(names);
+        // Another read of the same directory may have been kept while this one waited.
+        const earlier = this.entries.get(directory);
+        if (earlier) this.forget(directory, earlier);
         this.entries.set(directory, { dev: stats.dev, ino: stats.ino, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs, names });
-        if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+        this.keptNames += names.length;
+        for (const [oldest, entry] of this.entries) {
+          if (this.entries.size <= this.directories && this.keptNames <= this.names) break;
+          this.forget(oldest, entry);
+        }
       }
       return names;
     } finally {
       closeSync(fd);
     }
+  }
+
+  private forget(directory: string, entry: Entry): void {
+    this.entries.delete(directory);
+    this.keptNames -= entry.names.length;
   }
 }
 

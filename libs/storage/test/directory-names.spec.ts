@@ -14,7 +14,7 @@ describe('the names of a directory, kept while it is unchanged', () => {
     return dir;
   };
   /** Names kept by a clock an hour ahead: every directory made here looks settled to it. */
-  const settledNames = (capacity?: number) => new DirectoryNames(capacity, () => Date.now() + 3_600_000);
+  const settledNames = (bounds: { directories?: number; names?: number } = {}) => new DirectoryNames({ ...bounds, now: () => Date.now() + 3_600_000 });
   const sorted = async (names: DirectoryNames, dir: string) => [...(await names.read(dir))].sort();
 
   it('reads a settled directory once, then answers from what it read until an entry is added, removed or renamed', async () => {
@@ -88,7 +88,7 @@ describe('the names of a directory, kept while it is unchanged', () => {
   });
 
   it('keeps the directories used last, up to its capacity', async () => {
-    const names = settledNames(2);
+    const names = settledNames({ directories: 2 });
     const [x, y, z] = [directoryWith(['x']), directoryWith(['y']), directoryWith(['z'])];
     for (const dir of [x, y, x, z]) await names.read(dir);
     expect(names.reads).toBe(3);
@@ -96,6 +96,24 @@ describe('the names of a directory, kept while it is unchanged', () => {
     expect(names.reads).toBe(3);
     await names.read(y);
     expect(names.reads).toBe(4);
+  });
+
+  it('keeps no more names in all than it may, and never a directory of more', async () => {
+    const names = settledNames({ names: 3 });
+    const [two, other, four] = [directoryWith(['a', 'b']), directoryWith(['c']), directoryWith(['d', 'e', 'f', 'g'])];
+    for (const dir of [two, other, two, other]) await names.read(dir);
+    expect(names.reads).toBe(2);
+    await names.read(four);
+    await names.read(four);
+    expect(names.reads).toBe(4);
+    // Three names kept: a third directory of two lets the least recently used go.
+    const third = directoryWith(['h', 'i']);
+    await names.read(third);
+    await names.read(other);
+    await names.read(third);
+    expect(names.reads).toBe(5);
+    await names.read(two);
+    expect(names.reads).toBe(6);
   });
 
   it('rejects a directory that is not there, or a file, and keeps nothing of either', async () => {
