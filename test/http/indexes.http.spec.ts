@@ -228,6 +228,21 @@ describe('a worker whose catalog API is away', () => {
   let queue: Queue;
   const describeTx = (id: string) => api.post(`/v1/transaction/${id}/describe`, {}).then((r) => r.body);
   const settled = (id: string, ms: number) => waitFor(() => describeTx(id), (tx) => ['Succeeded', 'Failed', 'Canceled'].includes(tx.status), ms);
+  /**
+   * The attempts BullMQ counted for a job, once it has moved the job to completed or failed: it
+   * does so just after the job recorded the transaction's outcome, which the tests wait for first.
+   */
+  const attemptsOnceFinished = async (id: string) => {
+    const job = await waitFor(
+      async () => {
+        const found = await queue.getJob(id);
+        return { finishedOn: found?.finishedOn, attemptsMade: found?.attemptsMade };
+      },
+      (j) => j.finishedOn !== undefined,
+      10_000,
+    );
+    return job.attemptsMade;
+  };
   const runningRecords = async (id: string) =>
     (await api.get(`/v1/history/transaction/${id}`)).body.events.filter((e: any) => e.data.status === 'Running').length;
 
@@ -267,7 +282,7 @@ describe('a worker whose catalog API is away', () => {
     expect(done.status).toBe('Succeeded');
     expect(Object.keys(done.properties).filter((k) => /^waiting_|^next_attempt/.test(k))).toEqual([]);
     // Waits are not attempts: the job ran once, as BullMQ counts.
-    expect((await queue.getJob(id))?.attemptsMade).toBe(1);
+    expect(await attemptsOnceFinished(id)).toBe(1);
   });
 
   it('fails a build whose catalog API never comes back once the horizon has passed, saying why', async () => {
@@ -288,7 +303,7 @@ describe('a worker whose catalog API is away', () => {
     const failed = await settled(id, 30_000);
     expect(failed.status).toBe('Failed');
     expect(failed.properties.reason.length).toBeGreaterThan(0);
-    expect((await queue.getJob(id))?.attemptsMade).toBe(1);
+    expect(await attemptsOnceFinished(id)).toBe(1);
     expect(await runningRecords(id)).toBe(1);
   });
 });
