@@ -1,5 +1,5 @@
 import { CatalogError, ErrorCode, ObjectId, TableLine, VersionRecord, decideVersionsGone, findLine, lineLocation, manifestFile, requireLine, requireTable } from '@app/catalog';
-import { ManifestFinaliser, manifestVersionsOnDisk } from '@app/lance';
+import { ManifestFinaliser, manifestNamesOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter } from './catalog-writer';
@@ -36,7 +36,7 @@ export class StoredVersions {
   async reconcile(ctx: RequestContext, id: ObjectId, branch?: string): Promise<number[]> {
     const line = await this.line(ctx, id, branch);
     if (!line?.managedVersioning || line.latestVersion === undefined) return [];
-    const listed = versionSet(await manifestVersionsOnDisk(this.files, lineLocation(line)));
+    const listed = await manifestNamesOnDisk(this.files, lineLocation(line));
     // Numbers first: a record is built only for a version whose manifest the listing lacks.
     const candidates = line.versions.keys().filter((version) => version !== line.latestVersion && !listed.has(version));
     const gone: number[] = [];
@@ -96,11 +96,3 @@ export function gone(line: TableLine, version: number): CatalogError {
   return new CatalogError(ErrorCode.TableVersionNotFound, `version ${version}${where} no longer exists: its manifest was removed from storage`);
 }
 
-/** The set of each listing's versions: an unchanged `_versions/` answers the same array (manifestVersionsOnDisk). */
-const versionSets = new WeakMap<readonly number[], ReadonlySet<number>>();
-
-function versionSet(versions: readonly number[]): ReadonlySet<number> {
-  let set = versionSets.get(versions);
-  if (!set) versionSets.set(versions, (set = new Set(versions)));
-  return set;
-}
