@@ -162,9 +162,9 @@ describe('branches', () => {
     expect(await settle(graph.body.transaction_id)).toMatchObject({ status: 'Succeeded', properties: { indexed_rows: '25', branch: 'dev' } });
     const nearest = { vector: { single_vector: Array.from(sampleTable(102, 1).getChild('vector')!.get(0)!.toArray() as Float32Array) }, k: 1 };
     const plan = await api.post(`${T}/explain_plan`, { branch: 'dev', query: nearest });
-    expect(plan.text).toContain('HnswSearch: index=graph');
-    expect(plan.text).toContain('/tree/dev/_hnsw/graph.bin');
-    expect((await api.post(`${T}/explain_plan`, { query: nearest })).text).not.toContain('HnswSearch');
+    expect(plan.body).toContain('HnswSearch: index=graph');
+    expect(plan.body).toContain('/tree/dev/_hnsw/graph.bin');
+    expect((await api.post(`${T}/explain_plan`, { query: nearest })).body).not.toContain('HnswSearch');
     const hit = await fetch(`${server.url}${T}/query`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

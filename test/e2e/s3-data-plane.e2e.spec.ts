@@ -109,10 +109,10 @@ describe('the data plane on an S3 warehouse (Swift)', () => {
     const plan = await api.post('/v1/table/shop%24items/analyze_plan', { vector: { single_vector: probe }, k: 5 });
     expect(plan.status).toBe(200);
     // Analysis runs in the worker, which loads the graph from the object store.
-    expect(plan.text).toContain('HnswSearch: index=graph_idx');
-    expect(plan.text).toMatch(/graph: 300 rows as of version \d+/);
+    expect(plan.body).toContain('HnswSearch: index=graph_idx');
+    expect(plan.body).toMatch(/graph: 300 rows as of version \d+/);
     const explained = await api.post('/v1/table/shop%24items/explain_plan', { query: { vector: { single_vector: probe }, k: 5 } });
-    expect(explained.text).toContain(`graph built by hnswlib-node at ${location}/_hnsw/graph_idx.bin`);
+    expect(explained.body).toContain(`graph built by hnswlib-node at ${location}/_hnsw/graph_idx.bin`);
     const hits = await api.post('/v1/table/shop%24items/query', { vector: { single_vector: probe }, k: 1, columns: { column_names: ['id'] } });
     expect(hits.status).toBe(200);
     const stats = await api.post('/v1/table/shop%24items/index/graph_idx/stats', {});

@@ -108,6 +108,24 @@ describe.each([
     expect([missing.status, (missing.body as any).code]).toEqual([404, 4]);
   });
 
+  it("reads a body sent without a content type as its route reads bodies, as Lance's REST namespace client sends Arrow streams", async () => {
+    const created = await api.send('POST', '/v1/table/d%24untyped/create', ipc(rows(0, 4)), {});
+    expect(created.status).toBe(200);
+    const inserted = await api.send('POST', '/v1/table/d%24untyped/insert', ipc(rows(4, 2)), {});
+    expect(inserted.status).toBe(200);
+    const merged = await api.send('POST', '/v1/table/d%24untyped/merge_insert?on=id&when_not_matched_insert_all=true', ipc(rows(5, 3)), {});
+    expect([merged.status, (merged.body as any).num_inserted_rows]).toEqual([200, 2]);
+    // A JSON body without a content type: a Buffer, since fetch calls a string text/plain.
+    const counted = await api.send('POST', '/v1/table/d%24untyped/count_rows', Buffer.from(JSON.stringify({ predicate: 'id >= 4' })), {});
+    expect([counted.status, counted.body]).toEqual([200, 4]);
+    const typedOtherwise = await api.send('POST', '/v1/table/d%24untyped/insert', ipc(rows(8, 1)), { 'content-type': 'application/octet-stream' });
+    expect([typedOtherwise.status, (typedOtherwise.body as any).code]).toEqual([415, 13]);
+    expect((typedOtherwise.body as any).error).toContain('application/vnd.apache.arrow.stream');
+    const textForJson = await api.send('POST', '/v1/table/d%24untyped/count_rows', '{}', { 'content-type': 'text/plain' });
+    expect([textForJson.status, (textForJson.body as any).code]).toEqual([415, 13]);
+    expect((await api.post('/v1/table/d%24untyped/count_rows', {})).body).toBe(8);
+  });
+
   it('creates a declared-only table on its first insert', async () => {
     await api.post('/v1/table/d%24later/declare', {});
     expect((await api.post('/v1/table/d%24later/describe?check_declared=true', {})).body.is_only_declared).toBe(true);

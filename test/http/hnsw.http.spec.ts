@@ -37,7 +37,7 @@ describe('the standalone HNSW index (hnswlib-node)', () => {
     expect([...distances].sort((a, b) => a - b)).toEqual(distances);
 
     const plan = await api.post('/v1/table/h/analyze_plan', { vector: { single_vector: probe }, k: 10 });
-    expect(plan.text).toContain('HnswSearch');
+    expect(plan.body).toContain('HnswSearch');
     const stats = await api.post('/v1/table/h/index/graph/stats', {});
     expect(stats.body).toMatchObject({ index_type: 'HNSW', num_indexed_rows: 2000, num_unindexed_rows: 0 });
   });

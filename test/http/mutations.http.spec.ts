@@ -80,6 +80,22 @@ describe.each([
     else expect([schemaMeta.status, schemaMeta.body.code]).toEqual([406, 0]);
   });
 
+  it("refuses to add or rename a column to one Lance adds to query answers, and the table's queries go on", async () => {
+    const versions = async () => (await api.post('/v1/table/m/version/list', null)).body.versions.length;
+    const before = await versions();
+    for (const system of ['_rowid', '_rowaddr', '_row_last_updated_at_version', '_distance']) {
+      const added = await api.post('/v1/table/m/add_columns', { new_columns: [{ name: system, expression: '1' }] });
+      expect([added.status, added.body.code]).toEqual([400, 13]);
+      expect(added.body.error).toContain('new_columns.0.name');
+      const renamed = await api.post('/v1/table/m/alter_columns', { alterations: [{ path: 'id', rename: system }] });
+      expect([renamed.status, renamed.body.code]).toEqual([400, 13]);
+      expect(renamed.body.error).toContain('alterations.0.rename');
+    }
+    expect(await versions()).toBe(before);
+    const query = await api.post('/v1/table/m/query', { k: 5, vector: [], with_row_id: true });
+    expect(query.status).toBe(200);
+  });
+
   it('reports table statistics', async () => {
     const stats = await api.post('/v1/table/m/stats', {});
     expect(stats.status).toBe(200);

@@ -15,22 +15,24 @@ describe('query plans', () => {
   });
   afterAll(() => server?.stop());
 
-  it('explains a query plan as plain text', async () => {
+  it('explains a query plan as a bare JSON string, as the spec answers it', async () => {
     const res = await api.post('/v1/table/p/explain_plan', { query, verbose: true });
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('text/plain');
-    expect(res.text).toMatch(/KNN|Take|Projection|Filter|Scan/i);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(typeof JSON.parse(res.text)).toBe('string');
+    expect(JSON.parse(res.text)).toMatch(/KNN|Take|Projection|Filter|Scan/i);
     const bad = await api.post('/v1/table/p/explain_plan', { query: { ...query, filter: 'nope = 1' } });
     expect([bad.status, bad.body.code]).toEqual([404, 12]);
     const noQuery = await api.post('/v1/table/p/explain_plan', {});
     expect([noQuery.status, noQuery.body.code]).toEqual([400, 13]);
   });
 
-  it('analyzes a query plan on a worker, as plain text with run-time metrics', async () => {
+  it('analyzes a query plan on a worker, as a bare JSON string with run-time metrics', async () => {
     const res = await api.post('/v1/table/p/analyze_plan', query);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('text/plain');
-    expect(res.text).toMatch(/metrics|elapsed|output_rows/i);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(typeof JSON.parse(res.text)).toBe('string');
+    expect(JSON.parse(res.text)).toMatch(/metrics|elapsed|output_rows/i);
     const bad = await api.post('/v1/table/p/analyze_plan', { ...query, version: 7 });
     expect([bad.status, bad.body.code]).toEqual([404, 11]);
     const badColumn = await api.post('/v1/table/p/analyze_plan', { ...query, columns: { column_names: ['ghost'] } });

@@ -80,18 +80,25 @@ describe('version operations over HTTP', () => {
     expect(readFileSync(final, 'utf8')).toBe('the staged bytes');
   });
 
-  it('never removes a file named as a staging manifest that is not one (another version\'s manifest, say)', async () => {
+  it("refuses as a version's staging manifest any file not named as one of that version, recording and removing nothing", async () => {
     const location = await declare('keep');
     expect((await commit('keep', 1)).status).toBe(200);
     const first = `${location}/_versions/18446744073709551614.manifest`;
-    const second = await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 2, manifest_path: first.slice(1), naming_scheme: 'V2' });
-    expect(second.status).toBe(200);
-    const other = stage(location, 3);
-    expect((await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 3, manifest_path: other, naming_scheme: 'V2' })).status).toBe(200);
+    const firstBytes = readFileSync(first, 'utf8');
+    writeFileSync(`${location}/_versions/latest_version_hint.json`, '{"version":1}');
+    const otherStaging = stage(location, 3);
+    for (const file of [first, `${location}/_versions/latest_version_hint.json`, `/${otherStaging}`]) {
+      const res = await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 2, manifest_path: file.slice(1), naming_scheme: 'V2' });
+      expect([res.status, res.body.code]).toEqual([400, 13]);
+      expect(res.body.error).toContain('not named as a staging manifest of version 2');
+    }
     await new Promise((r) => setTimeout(r, 200));
-    expect(existsSync(first)).toBe(true);
-    expect(existsSync(`/${other}`)).toBe(true);
-    expect(readFileSync(`${location}/_versions/18446744073709551613.manifest`, 'utf8')).toBe(readFileSync(first, 'utf8'));
+    expect(readFileSync(first, 'utf8')).toBe(firstBytes);
+    expect(existsSync(`/${otherStaging}`)).toBe(true);
+    expect(existsSync(`${location}/_versions/18446744073709551613.manifest`)).toBe(false);
+    expect((await api.post(`${table('v', 'keep')}/version/list`, null)).body.versions.map((v: any) => v.version)).toEqual([1]);
+    const third = await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 2, manifest_path: stage(location, 2), naming_scheme: 'V2' });
+    expect(third.status).toBe(200);
   });
 
   it('lists versions ascending, descending and by page; the body may be null', async () => {

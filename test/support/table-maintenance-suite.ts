@@ -221,9 +221,9 @@ export function maintenanceSuite(
       );
       expect(state.last_job).toMatchObject({ status: 'Succeeded', properties: { requested_by: 'planner', hnsw_rebuilt: 'graph:150' } });
       const probe = Array.from(sampleTable(120, 1).getChild('vector')!.get(0) as Float32Array);
-      const plan = (await api.post(`/v1/table/${T}/explain_plan`, { query: { vector: probe, k: 1 } })).text;
+      const plan = (await api.post(`/v1/table/${T}/explain_plan`, { query: { vector: probe, k: 1 } })).body as string;
       expect(plan).toContain('HnswSearch');
-      const analyzed = (await api.post(`/v1/table/${T}/analyze_plan`, { vector: probe, k: 1 })).text;
+      const analyzed = (await api.post(`/v1/table/${T}/analyze_plan`, { vector: probe, k: 1 })).body as string;
       expect(analyzed).toMatch(/graph: 150 rows/);
     }, 120_000);
 

@@ -23,6 +23,7 @@ import { servicesOf } from './operations/operation-services';
 import { useInputLimits } from './http/input-limits';
 import { installJsonBodyParser } from './http/json-body-parser';
 import { installArrowBodyParser } from './http/arrow-body-parser';
+import { installUntypedBodyParser } from './http/untyped-body-parser';
 import { contextHeadersProblem } from './http/context-headers';
 import { installChangeFeed } from './change-feed';
 import { leanFastifyAdapter } from './http/lean-adapter';
@@ -63,7 +64,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   // Only JSON bodies are read here (Arrow streams get their own parser with the data plane).
   fastify.removeContentTypeParser('text/plain');
   const json = config.inputLimits;
-  installJsonBodyParser(fastify, {
+  const jsonBodies = installJsonBodyParser(fastify, {
     maxBytes: Math.min(json.jsonBodyLimit, config.bodyLimit),
     limitName: json.jsonBodyLimit <= config.bodyLimit ? 'JSON_BODY_LIMIT' : 'BODY_LIMIT',
     maxDepth: json.jsonMaxDepth,
@@ -71,7 +72,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     maxObjectKeys: json.jsonMaxObjectKeys,
   });
   // Data operations carry Arrow IPC streams; they are read by the data plane, not parsed here.
-  installArrowBodyParser(fastify, config.bodyLimit);
+  const arrowBodies = installArrowBodyParser(fastify, config.bodyLimit);
+  installUntypedBodyParser(fastify, { json: jsonBodies, arrow: arrowBodies });
   const metrics = app.get(Metrics);
   const logRequest = accessLog(logger, config.accessLog);
   // The hooks every request passes take callbacks, not promises: about 1.5 µs a request less.

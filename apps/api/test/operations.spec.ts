@@ -108,7 +108,7 @@ describe('entries bound on Fastify', () => {
     }),
     operation({ extension: 'Created', method: 'POST', path: '/v1/things/:id/create', access: 'write', status: 201, body: thing, subject: 'namespace', handle: ({ namespace }) => ({ namespace }) }),
     operation({ extension: 'Count', method: 'POST', path: '/v1/things/:id/count', access: 'read', answer: 'number', body: thing, subject: 'table', handle: async () => 42 }),
-    operation({ extension: 'Plan', method: 'POST', path: '/v1/things/:id/plan', access: 'read', answer: 'text', body: thing, subject: 'table', handle: () => 'Scan' }),
+    operation({ extension: 'Plan', method: 'POST', path: '/v1/things/:id/plan', access: 'read', answer: 'string', body: thing, subject: 'table', handle: () => 'Scan\n  "x" > 1' }),
     operation({ extension: 'Keyed', method: 'GET', path: '/v1/keyed', access: 'read', credential: 'x-api-key', body: 'none', subject: 'none', handle: () => ({ ok: true }) }),
     rawOperation({ extension: 'Thrown', method: 'GET', path: '/v1/thrown', access: 'public', serve: () => { throw new Error('refused at once'); } }),
     rawOperation({ extension: 'Rejected', method: 'GET', path: '/v1/rejected', access: 'public', serve: async () => { throw new Error('refused later'); } }),
@@ -165,7 +165,8 @@ describe('entries bound on Fastify', () => {
     const count = await app.inject({ method: 'POST', url: '/v1/things/a/count', payload: {} });
     expect([count.statusCode, count.headers['content-type'], count.body]).toEqual([200, 'application/json; charset=utf-8', '42']);
     const plan = await app.inject({ method: 'POST', url: '/v1/things/a/plan', payload: {} });
-    expect([plan.headers['content-type'], plan.body]).toEqual(['text/plain; charset=utf-8', 'Scan']);
+    expect([plan.headers['content-type'], plan.body]).toEqual(['application/json; charset=utf-8', '"Scan\\n  \\"x\\" > 1"']);
+    expect(plan.json()).toBe('Scan\n  "x" > 1');
   });
 
   it('lets a raw handler answer through the reply itself', async () => {

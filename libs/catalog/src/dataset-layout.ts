@@ -132,7 +132,11 @@ export function versionsDirOf(location: string): string {
 
 /**
  * Where the staging manifest must be finalised. The staging file must sit in the table's own
- * `_versions/` directory, so a client cannot make the server copy files from anywhere else.
+ * `_versions/` directory, so a client cannot make the server copy files from anywhere else, and be
+ * named as Lance names a staging manifest of this very version (its final name, in either naming
+ * scheme, then `-` and a suffix): a committed manifest of another version, or any other file kept
+ * there (`latest_version_hint.json`), would otherwise be recorded as this version's, and the table
+ * left unreadable by Lance.
  */
 export function finalManifestPath(
   location: string,
@@ -147,6 +151,13 @@ export function finalManifestPath(
     throw invalidInput(
       `manifest_path '${stagingPath}' is not a staging manifest in this table's _versions directory`,
       `expected a file directly under '${dir}'`,
+    );
+  }
+  const stagedAs = (name: string) => rest.startsWith(`${name}-`) && rest.length > name.length + 1;
+  if (!stagedAs(finalManifestName(version, 'V2')) && !stagedAs(finalManifestName(version, 'V1'))) {
+    throw invalidInput(
+      `manifest_path '${stagingPath}' is not named as a staging manifest of version ${version}`,
+      `Lance names it after the version's final manifest: '${dir}${finalManifestName(version, scheme)}-<uuid>'`,
     );
   }
   return dir + finalManifestName(version, scheme);

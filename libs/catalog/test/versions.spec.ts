@@ -42,6 +42,22 @@ describe('manifest names', () => {
     'refuses to finalise %s',
     (bad) => expectCode(() => finalManifestPath('/wh/default/a/t.lance', bad, 3, 'V2'), ErrorCode.InvalidInput),
   );
+
+  it.each([
+    ['a file Lance keeps beside the manifests', 'latest_version_hint.json'],
+    ["another version's final manifest (V2)", '18446744073709551613.manifest'],
+    ["another version's final manifest (V1)", '2.manifest'],
+    ["this version's final name itself", '18446744073709551612.manifest'],
+    ["another version's staging manifest", '18446744073709551613.manifest-4f1c'],
+    ['a V1 staging name of another version that begins the same', '30.manifest-4f1c'],
+    ['a staging name with nothing after its dash', '3.manifest-'],
+  ])('refuses as version 3 %s', (_what, name) => expectCode(() => finalManifestPath('/wh/default/a/t.lance', `wh/default/a/t.lance/_versions/${name}`, 3, 'V2'), ErrorCode.InvalidInput));
+
+  it("takes a staging manifest named in either scheme for the version's own final name", () => {
+    const location = '/wh/default/a/t.lance';
+    expect(finalManifestPath(location, 'wh/default/a/t.lance/_versions/18446744073709551612.manifest-9b2e', 3, 'V1')).toBe('wh/default/a/t.lance/_versions/3.manifest');
+    expect(finalManifestPath(location, 'wh/default/a/t.lance/_versions/3.manifest-9b2e', 3, 'V2')).toBe('wh/default/a/t.lance/_versions/18446744073709551612.manifest');
+  });
 });
 
 describe('CreateTableVersion', () => {

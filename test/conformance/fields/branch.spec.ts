@@ -175,10 +175,10 @@ describe('branches, field by field', () => {
 
   covers(['ExplainTableQueryPlan.branch', 'AnalyzeTableQueryPlan.branch'], "plans and runs the query on the branch's data", async () => {
     const location = await fresh('plans');
-    const explained = (await ok(api().post(`${T('b', 'plans')}/explain_plan`, { query: { k: 10, vector: [] }, branch: 'dev' }))).text;
+    const explained = (await ok(api().post(`${T('b', 'plans')}/explain_plan`, { query: { k: 10, vector: [] }, branch: 'dev' }))).body;
     expect(explained).toContain(`${location.slice(1)}/tree/dev/`);
-    expect((await ok(api().post(`${T('b', 'plans')}/explain_plan`, { query: { k: 10, vector: [] } }))).text).not.toContain('/tree/dev/');
-    const rowsRead = async (body: object) => Number(/output_rows=(\d+)/.exec((await ok(api().post(`${T('b', 'plans')}/analyze_plan`, { k: 10, vector: [], ...body }))).text)![1]);
+    expect((await ok(api().post(`${T('b', 'plans')}/explain_plan`, { query: { k: 10, vector: [] } }))).body).not.toContain('/tree/dev/');
+    const rowsRead = async (body: object) => Number(/output_rows=(\d+)/.exec((await ok(api().post(`${T('b', 'plans')}/analyze_plan`, { k: 10, vector: [], ...body }))).body)![1]);
     expect([await rowsRead(dev), await rowsRead({})]).toEqual([6, 4]);
   });
 });

@@ -172,13 +172,14 @@ describe('data operations, field by field', () => {
     expect(await count(api(), ['d', 'ver'], { version: 1, predicate: 'id >= 2' })).toBe(1);
   });
 
-  covers(['ExplainTableQueryPlan#200', 'ExplainTableQueryPlan.query', 'ExplainTableQueryPlan.verbose'], 'explains the plan of the query as text; verbose adds the columns it answers', async () => {
+  covers(['ExplainTableQueryPlan#200', 'ExplainTableQueryPlan.query', 'ExplainTableQueryPlan.verbose'], 'explains the plan of the query as a bare JSON string; verbose adds the columns it answers', async () => {
     const res = await ok(api().post(`${T('d', 'items')}/explain_plan`, { query: { k: 7, vector: [], filter: 'id > 42', columns: { column_names: ['id', 'score'] } } }));
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(res.text).toMatch(/full_filter=id > Int32\(42\)/);
-    expect(res.text).toMatch(/0\.\.7/);
-    expect(res.text).not.toMatch(/Output schema/);
-    const verbose = (await ok(api().post(`${T('d', 'items')}/explain_plan`, { query: { k: 7, vector: [], columns: { column_names: ['id', 'score'] } }, verbose: true }))).text;
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(typeof JSON.parse(res.text)).toBe('string');
+    expect(res.body).toMatch(/full_filter=id > Int32\(42\)/);
+    expect(res.body).toMatch(/0\.\.7/);
+    expect(res.body).not.toMatch(/Output schema/);
+    const verbose = (await ok(api().post(`${T('d', 'items')}/explain_plan`, { query: { k: 7, vector: [], columns: { column_names: ['id', 'score'] } }, verbose: true }))).body;
     expect(verbose).toMatch(/Output schema:\n {2}id: Int32 not null\n {2}score: Float64 not null\n$/);
   });
 
@@ -215,18 +216,18 @@ describe('data operations, field by field', () => {
   }
 
   covers(['AnalyzeTableQueryPlan.version'], 'runs the query on the version asked for', async () => {
-    const rowsRead = async (body: object) => Number(/LanceRead: .*output_rows=(\d+)/.exec((await ok(api().post(`${T('d', 'ver')}/analyze_plan`, body))).text)![1]);
+    const rowsRead = async (body: object) => Number(/LanceRead: .*output_rows=(\d+)/.exec((await ok(api().post(`${T('d', 'ver')}/analyze_plan`, body))).body)![1]);
     expect(await rowsRead({ k: 10, vector: [], version: 1 })).toBe(3);
     expect(await rowsRead({ k: 10, vector: [] })).toBe(5);
   });
 
   covers(['AnalyzeTableQueryPlan.vector_column'], 'searches the vector column named', async () => {
-    const text = (await ok(api().post(`${T('d', 'two')}/analyze_plan`, { k: 1, vector: v(-5), vector_column: 'other', bypass_vector_index: true }))).text;
+    const text = (await ok(api().post(`${T('d', 'two')}/analyze_plan`, { k: 1, vector: v(-5), vector_column: 'other', bypass_vector_index: true }))).body;
     expect(text).toMatch(/projection=\[other\]/);
   });
 
   covers(['AnalyzeTableQueryPlan.fast_search'], 'searches the index alone: the rows written since its build are not read', async () => {
-    const read = async (extra: object) => (await ok(api().post(`${T('d', 'fast')}/analyze_plan`, { k: 3, vector: v(103), ...extra }))).text;
+    const read = async (extra: object) => (await ok(api().post(`${T('d', 'fast')}/analyze_plan`, { k: 3, vector: v(103), ...extra }))).body;
     expect(await read({})).toMatch(/KNNVectorDistance|deltas|LanceRead/);
     const fast = await read({ fast_search: true });
     expect(fast).not.toMatch(/KNNVectorDistance/);
@@ -234,7 +235,7 @@ describe('data operations, field by field', () => {
   });
 
   covers(['AnalyzeTableQueryPlan.ef'], 'gives the HNSW search its breadth: one below k finds nothing (Lance refuses it)', async () => {
-    const answered = async (ef: number) => /ProjectionExec: .*output_rows=(\d+)/.exec((await ok(api().post(`${T('d', 'hnsw')}/analyze_plan`, { k: 20, vector: v(50), ef }))).text)?.[1];
+    const answered = async (ef: number) => /ProjectionExec: .*output_rows=(\d+)/.exec((await ok(api().post(`${T('d', 'hnsw')}/analyze_plan`, { k: 20, vector: v(50), ef }))).body)?.[1];
     expect(await answered(40)).toBe('20');
     expect(await answered(5)).toBe('0');
   });

@@ -51,7 +51,7 @@ describe('index operations, field by field', () => {
     return res.body.index_name as string;
   };
   const partitions = async (table: string) =>
-    Number(/partitions_ranked=(\d+)/.exec((await ok(api().post(`${T('i', table)}/analyze_plan`, { k: 3, vector: [1, 1, 1, 1] }))).text)![1]);
+    Number(/partitions_ranked=(\d+)/.exec((await ok(api().post(`${T('i', table)}/analyze_plan`, { k: 3, vector: [1, 1, 1, 1] }))).body)![1]);
 
   beforeAll(async () => {
     await ok(api().post(`${NS('i')}/create`, {}));

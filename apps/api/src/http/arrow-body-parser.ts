@@ -1,5 +1,6 @@
 import { BufferPool } from '@app/lance';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { BodyParser } from './untyped-body-parser';
 import { readBody, readOnAndDrop } from './body-reader';
 
 const ARROW_STREAM = 'application/vnd.apache.arrow.stream';
@@ -30,12 +31,13 @@ class BodyFailure extends Error {
  * while it arrives gives its buffer back at once; one whose operation never runs (refused once it
  * has arrived, or its caller gone) leaves its buffer to the garbage collector, never to another
  * request. A Content-Length past the limit is refused before a byte is read, and the body read on
- * and thrown away, so the caller, still sending, gets the answer.
+ * and thrown away, so the caller, still sending, gets the answer. Answers the parser, for bodies
+ * sent without a content type (untyped-body-parser.ts).
  */
-export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: number): void {
+export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: number): BodyParser {
   const tooLarge = () => new BodyFailure('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large');
   const mismatch = () => new BodyFailure('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length');
-  fastify.addContentTypeParser(ARROW_STREAM, (request, payload, done) => {
+  const parse: BodyParser = (request, payload, done) => {
     const header = request.headers['content-length'];
     const declared = header === undefined ? undefined : Number(header);
     if (declared !== undefined && declared > maxBytes) {
@@ -68,7 +70,9 @@ export function installArrowBodyParser(fastify: FastifyInstance, maxBytes: numbe
         if (buffer) bodies.give(buffer);
       },
     }, done);
-  });
+  };
+  fastify.addContentTypeParser(ARROW_STREAM, parse);
+  return parse;
 }
 
 function lend(request: FastifyRequest, buffer: Buffer, length: number): Buffer {

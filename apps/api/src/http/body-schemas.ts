@@ -33,6 +33,14 @@ export const idArray = z.array(z.string());
 /** A name (column, index, tag, branch) or a word-sized option: as long as any name may be. */
 export const name = z.string().min(1).max(MAX_NAME_LENGTH);
 const word = z.string().max(MAX_NAME_LENGTH);
+/**
+ * Columns Lance adds to what a scan or a search answers: a table column named as one of them makes
+ * the queries that read it fail inside Lance, so a column is never added or renamed to one.
+ */
+const LANCE_SYSTEM_COLUMNS = ['_rowid', '_rowaddr', '_rowoffset', '_row_created_at_version', '_row_last_updated_at_version', '_distance', '_score', '_relevance_score'];
+const newColumnName = name.refine((n) => !LANCE_SYSTEM_COLUMNS.includes(n), {
+  message: `is a column Lance adds to query answers (${LANCE_SYSTEM_COLUMNS.join(', ')}); choose another name`,
+});
 
 /** UpdateTableFieldMetadata's maps: a null value removes the key; bounded as properties are. */
 const fieldMetadata = z
@@ -315,7 +323,7 @@ export const addColumnsBody = z.object({
   ...common,
   branch: word.nullish(),
   new_columns: z
-    .array(z.object({ name, expression: sqlExpression('expression').nullish(), computed: sqlExpression('computed').nullish(), virtual_column: z.object({}).passthrough().nullish() }))
+    .array(z.object({ name: newColumnName, expression: sqlExpression('expression').nullish(), computed: sqlExpression('computed').nullish(), virtual_column: z.object({}).passthrough().nullish() }))
     .min(1),
 });
 const tuning = z.number().nullish();
@@ -345,7 +353,7 @@ export const alterColumnsBody = z.object({
     .array(
       z.object({
         path: name,
-        rename: name.nullish(),
+        rename: newColumnName.nullish(),
         nullable: z.boolean().nullish(),
         data_type: z.union([name, z.object({ type: name })]).nullish(),
         virtual_column: z.object({}).passthrough().nullish(),

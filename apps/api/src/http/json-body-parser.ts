@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { readBody, readOnAndDrop } from './body-reader';
 import { parseJsonBody } from './json-body';
 import { JsonShapeLimits, JsonShapeScan } from './json-shape-scan';
+import type { BodyParser } from './untyped-body-parser';
 
 export interface JsonBodyLimits extends JsonShapeLimits {
   /** JSON_BODY_LIMIT, never above BODY_LIMIT. */
@@ -22,11 +23,12 @@ class JsonBodyTooLarge extends Error {
  * read, and the bytes are counted and their nesting followed chunk by chunk (JsonShapeScan), so a
  * body that is too large or too wide is refused as soon as it shows it, and JSON.parse only ever
  * sees a body it can finish in a few milliseconds. An empty body, and the JSON literal `null` that
- * ListTableVersions sends, are both `{}` to the routes.
+ * ListTableVersions sends, are both `{}` to the routes. Answers the parser, for bodies sent without
+ * a content type (untyped-body-parser.ts).
  */
-export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBodyLimits): void {
+export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBodyLimits): BodyParser {
   const tooLarge = () => new JsonBodyTooLarge(`the JSON request body is larger than ${limits.maxBytes} bytes (${limits.limitName})`);
-  fastify.addContentTypeParser('application/json', (request, payload, done) => {
+  const parse: BodyParser = (request, payload, done) => {
     const declared = Number(request.headers['content-length']);
     if (declared > limits.maxBytes) {
       readOnAndDrop(request, payload);
@@ -56,5 +58,7 @@ export function installJsonBodyParser(fastify: FastifyInstance, limits: JsonBody
         }
       },
     }, done);
-  });
+  };
+  fastify.addContentTypeParser('application/json', parse);
+  return parse;
 }

@@ -47,7 +47,7 @@ export interface DescribedMount {
 
 const MEDIA: Record<string, string> = {
   json: 'application/json',
-  text: 'text/plain',
+  string: 'application/json',
   number: 'application/json',
   'arrow-file': 'application/vnd.apache.arrow.file',
   prometheus: 'text/plain',

@@ -15,7 +15,7 @@ import { releaseArrowBody } from '../http/arrow-body-parser';
 
 const CONTENT_TYPES: Record<Answer, string | undefined> = {
   json: undefined,
-  text: 'text/plain; charset=utf-8',
+  string: 'application/json',
   number: 'application/json',
   'arrow-file': 'application/vnd.apache.arrow.file',
   prometheus: 'text/plain; version=0.0.4; charset=utf-8',
@@ -32,7 +32,12 @@ export async function bindOperations(fastify: FastifyInstance, services: Operati
   for (const entry of services.operations) if (isMount(entry)) await entry.install(fastify, services);
   for (const entry of services.operations) {
     if (isMount(entry)) continue;
-    fastify.route({ method: entry.method, url: entry.path, handler: answer(entry, isRaw(entry) ? rawHandlerOf(entry) : handlerOf(entry), services) });
+    fastify.route({
+      method: entry.method,
+      url: entry.path,
+      config: { arrowBody: !isRaw(entry) && entry.body === 'arrow-stream' },
+      handler: answer(entry, isRaw(entry) ? rawHandlerOf(entry) : handlerOf(entry), services),
+    });
   }
 }
 
@@ -133,6 +138,7 @@ function departureOf(reply: FastifyReply): () => AbortSignal {
 function encoderOf(kind: Answer): ((value: unknown) => unknown) | undefined {
   switch (kind) {
     case 'number':
+    case 'string':
       return (value) => JSON.stringify(value);
     case 'arrow-file':
       // A view of the encoded bytes, not a copy.

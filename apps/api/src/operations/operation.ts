@@ -27,8 +27,8 @@ export type OperationServices = AppServices & {
 export type Answer =
   /** The handler's value as JSON. */
   | 'json'
-  /** A string as plain text. */
-  | 'text'
+  /** A string as a bare JSON string (the spec's `application/json` answer of a `string` schema). */
+  | 'string'
   /** A number as a bare JSON number. */
   | 'number'
   /** An Arrow IPC file's bytes. */
