@@ -138,6 +138,17 @@ describe('the routes the console reads besides the REST binding', () => {
     await replay.until(34);
     expect(replay.events.slice(1).map((e) => e.data.revision)).toEqual(Array.from({ length: 33 }, (_, i) => i));
     replay.close();
+    // A revision past the head (a Last-Event-ID kept across a restore of the store) would be waited for in silence.
+    const ahead = await reader.get('/v1/history/live?after=99999999');
+    expect([ahead.status, ahead.body.code]).toEqual([400, 13]);
+    expect(ahead.body.error).toContain('past the head of the log, revision 32');
+    const aheadById = await reader.get('/v1/history/live', { 'last-event-id': '33' });
+    expect([aheadById.status, aheadById.body.code]).toEqual([400, 13]);
+    const atHead = await openFeed(server.url, { 'x-api-key': READER_KEY, 'last-event-id': '32' });
+    await admin.post('/v1/namespace/live4/create', {});
+    await atHead.until(2);
+    expect(atHead.events[1].data.revision).toBe(33);
+    atHead.close();
   });
 
   it('stops promptly on SIGTERM with a feed open', async () => {

@@ -75,10 +75,14 @@ describe('grants on namespaces and tables', () => {
       { grantee: { principal: 'x' }, securable: { namespace: [] }, level: 'read' },
       { grantee: {}, securable: { database: true }, level: 'read' },
       { grantee: { principal: 'x' }, securable: { database: true }, level: 'owner' },
+      // Names no namespace or table can have: one would list as another id (['raw$r1'] as ['raw', 'r1']).
+      { grantee: { principal: 'x' }, securable: { namespace: ['raw$r1'] }, level: 'read' },
+      { grantee: { principal: 'x' }, securable: { table: ['raw', '..'] }, level: 'read' },
     ]) {
       const r = await grant(root, body);
       expect([r.status, r.body.code]).toEqual([400, 13]);
     }
+    expect((await root.get('/v1/grants?grantee_principal=x')).body.grants).toEqual([]);
   });
 
   it('lets a role with write on a namespace read and write below it, and hides what it may not read as missing', async () => {

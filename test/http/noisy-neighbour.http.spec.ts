@@ -294,6 +294,9 @@ describe('no caller takes the service from the others', () => {
       expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 15 });
       expect(refused.body.error).toMatch(/is the server's record of the job/);
     }
+    // A Skip set of a key that exists changes nothing, the server's keys included: the mode says so.
+    const skipped = await alphaWriter.post(`/v1/transaction/${ownInsert}/alter`, { actions: [{ setPropertyAction: { key: 'operation', value: 'DropTable', mode: 'skip' } }] });
+    expect([skipped.status, skipped.body.properties.operation]).toEqual([200, 'InsertTable']);
     // Properties a caller set are the caller's to change.
     expect((await alphaWriter.post(`/v1/transaction/${ownInsert}/alter`, { actions: [{ setPropertyAction: { key: 'note', value: 'checked' } }] })).status).toBe(200);
     const noted = await alphaWriter.post(`/v1/transaction/${ownInsert}/alter`, { actions: [{ unsetPropertyAction: { key: 'note' } }] });

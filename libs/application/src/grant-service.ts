@@ -52,7 +52,7 @@ export class GrantService {
   }
 
   private change(ctx: RequestContext, fact: GrantFact, issue: boolean) {
-    validateGrant(fact);
+    validateGrant(fact, issue);
     const grant = { grantee: fact.grantee, securable: fact.securable, level: fact.level };
     return this.writer.execute(ctx, issue ? 'CreateGrant' : 'RevokeGrant', (view) => ({
       events: decideGrant(view, grant, issue),

@@ -1,6 +1,6 @@
 import { CatalogView } from './catalog-view';
 import { invalidInput } from './errors';
-import { ObjectId, displayId, sameId } from './ids';
+import { ObjectId, sameId } from './ids';
 import { locationKey } from './nested-locations';
 import { PendingPurge, TableState } from './table-state';
 
@@ -57,7 +57,8 @@ export function requireOwnFolder(view: CatalogView, location: string, except?: O
   }
   const other = (t: TableState) => !(except && sameId(t.id, except));
   const holder = view.tableAtLocation(location);
-  if (holder && other(holder)) throw invalidInput(`location '${location}' already belongs to table '${displayId(holder.id)}'`);
+  // Not named: a caller's grants may hide that table from it.
+  if (holder && other(holder)) throw invalidInput(`location '${location}' already belongs to another table`, OWN_FOLDER);
   if (view.tableLocations.enclosing(location).some((t) => t !== holder && other(t))) {
     throw invalidInput(`location '${location}' lies inside another table's location`, OWN_FOLDER);
   }

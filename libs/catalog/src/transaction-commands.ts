@@ -98,12 +98,14 @@ function checkGrowth(before: Properties, after: Properties, limits: PropertyLimi
 
 /**
  * What the server wrote on a transaction (its operation, who asked, a job's cutoff and figures) is
- * its record of the job: a caller may set and unset only properties callers set.
+ * its record of the job: a caller may set and unset only properties callers set. A `Skip` set of
+ * one leaves it as it is, as the mode says, and passes.
  */
 function refuseServerProperties(tx: TransactionState, actions: readonly AlterTransactionAction[]): void {
   const callers = new Set(tx.callerKeys ?? []);
   for (const action of actions) {
     if (action.kind === 'setStatus' || !Object.hasOwn(tx.properties, action.key) || callers.has(action.key)) continue;
+    if (action.kind === 'setProperty' && action.mode === 'Skip') continue;
     throw new CatalogError(
       ErrorCode.PermissionDenied,
       `transaction property '${action.key}' is the server's record of the job; a caller may not ${action.kind === 'setProperty' ? 'set' : 'unset'} it`,

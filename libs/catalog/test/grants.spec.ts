@@ -68,6 +68,12 @@ describe('grants', () => {
     expectCode(() => validateGrant({ grantee: { role: 'ml' }, securable: { namespace: [] }, level: 'read' }), ErrorCode.InvalidInput);
     expectCode(() => validateGrant({ grantee: { role: '' }, securable: { database: true }, level: 'read' }), ErrorCode.InvalidInput);
     expectCode(() => validateGrant({ grantee: { role: 'ml' }, securable: { database: true }, level: 'owner' as never }), ErrorCode.InvalidInput);
+    for (const id of [['fx$t1'], ['fx', '..'], ['fx', 'a/b'], ['fx', 'tab\u0001']]) {
+      expectCode(() => validateGrant({ grantee: { role: 'ml' }, securable: { namespace: id }, level: 'read' }), ErrorCode.InvalidInput);
+      expectCode(() => validateGrant({ grantee: { role: 'ml' }, securable: { table: id }, level: 'read' }), ErrorCode.InvalidInput);
+      // One recorded before names were checked can still be revoked.
+      expect(validateGrant({ grantee: { role: 'ml' }, securable: { table: id }, level: 'read' }, false).securable).toEqual({ table: id });
+    }
   });
 
   it('changes a draft without touching the state it was made from', () => {

@@ -44,6 +44,11 @@ export function installLiveHistory(
     }
     const head = await unavailableAs503(() => store.streamRevision(catalogStreamOf(database)));
     const after = startingRevision(request) ?? head;
+    // A feed from past the head would wait for revisions the log gives to other events first (a
+    // Last-Event-ID kept across a store's restore or import, say), and send nothing: say so.
+    if (after > head) {
+      throw invalidInput(`after (or Last-Event-ID) ${after} is past the head of the log, revision ${head}; follow from the head (no after) or from a revision it has`);
+    }
     const out = new PassThrough();
     open.add(out);
     byPrincipal.set(principal, (byPrincipal.get(principal) ?? 0) + 1);
