@@ -124,6 +124,15 @@ describe.each([
     const textForJson = await api.send('POST', '/v1/table/d%24untyped/count_rows', '{}', { 'content-type': 'text/plain' });
     expect([textForJson.status, (textForJson.body as any).code]).toEqual([415, 13]);
     expect((await api.post('/v1/table/d%24untyped/count_rows', {})).body).toBe(8);
+    // The same client asks for a count and a table's tags with GET, its paging in the query.
+    const got = await api.get('/v1/table/d%24untyped/count_rows?delimiter=%24');
+    expect([got.status, got.headers.get('content-type'), got.body]).toEqual([200, 'application/json; charset=utf-8', 8]);
+    for (const tag of ['a', 'b']) expect((await api.post('/v1/table/d%24untyped/tags/create', { tag, version: 1 })).status).toBe(200);
+    const page = await api.get('/v1/table/d%24untyped/tags/list?delimiter=%24&limit=1');
+    expect([page.status, Object.keys(page.body.tags), page.body.page_token]).toEqual([200, ['a'], 'a']);
+    const rest = await api.get('/v1/table/d%24untyped/tags/list?page_token=a');
+    expect(Object.keys(rest.body.tags)).toEqual(['b']);
+    expect((await api.get('/v1/table/d%24nothing/count_rows')).body.code).toBe(4);
   });
 
   it('creates a declared-only table on its first insert', async () => {
@@ -166,6 +175,17 @@ describe.each([
     expect(aliased[0]).toEqual({ ident: 7 });
     const multi = await queryRows(server.url, { k: 2, vector: { multi_vector: [[0, 1], [1, 0]] }, columns: { column_names: ['id'] } });
     expect(multi.length).toBeGreaterThanOrEqual(2);
+
+    // Nothing matches: no rows, and still the query's columns, for whoever reads the schema.
+    const columnsOf = async (body: object) => {
+      const bytes = await (await fetch(`${server.url}/v1/table/d%24items/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).arrayBuffer();
+      const empty = arrow.tableFromIPC(new Uint8Array(bytes));
+      expect(empty.numRows).toBe(0);
+      return empty.schema.fields.map((f) => f.name);
+    };
+    expect(await columnsOf({ k: 5, vector: [], filter: 'id < 0', columns: { column_names: ['id', 'text'] } })).toEqual(['id', 'text']);
+    expect(await columnsOf({ k: 5, vector: { single_vector: [0, 1] }, filter: 'id < 0', prefilter: true, columns: { column_names: ['id'] } })).toEqual(['id', '_distance']);
+    expect(await columnsOf({ k: 5, vector: [], offset: 100_000, with_row_id: true, columns: { column_names: ['text'] } })).toEqual(['text', '_rowid']);
   });
 
   it('refuses bad queries with code 13, and a column the table does not have with code 12', async () => {

@@ -1,5 +1,5 @@
 import { OPERATIONS } from '../operations';
-import { RouteAccess, isMount } from '../operations/operation';
+import { RouteAccess, isMount, isRaw } from '../operations/operation';
 
 /**
  * What each route needs, read from the edge's entries (operations/index.ts), where each names its
@@ -12,7 +12,10 @@ const ROUTES = new Map<string, RouteAccess>();
 const PREFIXES: [string, RouteAccess][] = [];
 for (const entry of OPERATIONS) {
   if (isMount(entry)) PREFIXES.push([entry.prefix, entry.access]);
-  else ROUTES.set(`${entry.method} ${entry.path}`, entry.access);
+  else {
+    ROUTES.set(`${entry.method} ${entry.path}`, entry.access);
+    if (!isRaw(entry) && entry.alsoGet) ROUTES.set(`GET ${entry.path}`, entry.access);
+  }
 }
 
 /** Asked on every request with one of a few hundred route patterns: each is worked out once. */

@@ -32,12 +32,10 @@ export async function bindOperations(fastify: FastifyInstance, services: Operati
   for (const entry of services.operations) if (isMount(entry)) await entry.install(fastify, services);
   for (const entry of services.operations) {
     if (isMount(entry)) continue;
-    fastify.route({
-      method: entry.method,
-      url: entry.path,
-      config: { arrowBody: !isRaw(entry) && entry.body === 'arrow-stream' },
-      handler: answer(entry, isRaw(entry) ? rawHandlerOf(entry) : handlerOf(entry), services),
-    });
+    const handler = answer(entry, isRaw(entry) ? rawHandlerOf(entry) : handlerOf(entry), services);
+    const config = { arrowBody: !isRaw(entry) && entry.body === 'arrow-stream' };
+    fastify.route({ method: entry.method, url: entry.path, config, handler });
+    if (!isRaw(entry) && entry.alsoGet) fastify.route({ method: 'GET', url: entry.path, config, handler });
   }
 }
 

@@ -116,6 +116,7 @@ export const DATA_OPERATIONS = [
     method: 'POST',
     path: '/v1/table/:id/count_rows',
     access: 'read',
+    alsoGet: true,
     answer: 'number',
     body: countRowsBody,
     subject: 'table',
