@@ -35,6 +35,12 @@ describe.each([
     expect(await count()).toBe(110);
     const noKey = await api.send('POST', '/v1/table/m/merge_insert?when_not_matched_insert_all=true', arrowStream(sampleTable(0, 1)), ARROW_STREAM);
     expect((noKey.body as any).code).toBe(13);
+    // A composite key as Lance's REST namespace client sends one: `on` repeated, each value a column.
+    const repeated = await api.send<any>('POST', '/v1/table/m/merge_insert?on=id&on=category', arrowStream(sampleTable(0, 1)), ARROW_STREAM);
+    expect([repeated.status, repeated.body.num_inserted_rows]).toEqual([200, 0]);
+    const ghost = await api.send<any>('POST', '/v1/table/m/merge_insert?on=id&on=ghost&when_not_matched_insert_all=true', arrowStream(sampleTable(0, 1)), ARROW_STREAM);
+    expect([ghost.status, ghost.body.code]).toEqual([404, 12]);
+    expect(await count()).toBe(110);
   });
 
   it('updates rows with SQL expressions and deletes by predicate', async () => {

@@ -132,6 +132,13 @@ export class RestRequest {
     return String(v);
   }
 
+  /** Every value a query parameter is given, in order: for one a client may repeat. */
+  queryStrings(name: string): string[] {
+    const v = this.query[name];
+    if (v === undefined) return [];
+    return Array.isArray(v) ? v.map(String) : [String(v)];
+  }
+
   queryBool(name: string, fallback: boolean): boolean {
     const v = this.queryString(name);
     if (v === undefined || v === '') return fallback;

@@ -17,6 +17,9 @@ import { RestRequest } from '../http/rest-request';
 import { checkSqlExpression } from '../http/sql-expression';
 import { operation } from './operation';
 
+/** The most columns a merge key may name. */
+const MAX_MERGE_KEY_COLUMNS = 64;
+
 /** The spec's Data operations on a table (tags Table, Data): rows in and out, plans, columns filled by expressions. */
 export const DATA_OPERATIONS = [
   operation({
@@ -62,8 +65,10 @@ export const DATA_OPERATIONS = [
     subject: 'table',
     branch: 'query',
     handle: ({ ctx, table, body, http }, s) => {
-      const on = (http.queryString('on') ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+      // A composite key comes comma-separated, or (Lance's REST namespace client) as `on` repeated.
+      const on = http.queryStrings('on').flatMap((v) => v.split(',')).map((c) => c.trim()).filter(Boolean);
       if (on.some((c) => c.length > MAX_NAME_LENGTH)) throw invalidInput(`on: a column name is longer than ${MAX_NAME_LENGTH} characters`);
+      if (on.length > MAX_MERGE_KEY_COLUMNS) throw invalidInput(`on: at most ${MAX_MERGE_KEY_COLUMNS} key columns`);
       return s.mutations.mergeInsert(ctx, table, body, {
         on,
         whenMatchedUpdateAll: http.queryBool('when_matched_update_all', false),
