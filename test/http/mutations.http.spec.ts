@@ -66,6 +66,9 @@ describe.each([
   it('adds, alters and drops columns, and updates field metadata', async () => {
     const added = await api.post('/v1/table/m/add_columns', { new_columns: [{ name: 'double_id', expression: 'id * 2' }] });
     expect(added.status).toBe(200);
+    const twiceOver = await api.post('/v1/table/m/alter_columns', { alterations: [{ path: 'double_id', rename: 'x' }, { path: 'double_id', rename: 'y' }] });
+    expect([twiceOver.status, twiceOver.body.code]).toEqual([400, 13]);
+    expect(twiceOver.body.error).toContain('alterations: names a column more than once');
     const altered = await api.post('/v1/table/m/alter_columns', { alterations: [{ path: 'double_id', rename: 'twice' }] });
     expect(altered.status).toBe(200);
     const meta = await api.post('/v1/table/m/update_field_metadata', { updates: [{ path: 'twice', metadata: { unit: 'count' } }] });
@@ -139,5 +142,22 @@ describe.each([
       body: JSON.stringify({ k: 1000, version: 1, columns: { column_names: ['id'] } }),
     });
     expect(arrow.tableFromIPC(new Uint8Array(await res.arrayBuffer())).numRows).toBe(100);
+  });
+
+  it('keeps the version a tag points at when version records are deleted', async () => {
+    // Tag 'first' points at version 3 (above): its record stays, alone or in a batch. Without managed
+    // versioning the catalog deletes no version records at all.
+    const refusal = managed ? "version 3 of table 'm' is tagged 'first'" : 'does not use managed versioning';
+    const alone = await api.post('/v1/table/m/version/delete', { ranges: [{ start_version: 0, end_version: -1 }] });
+    expect([alone.status, alone.body.code]).toEqual([409, 19]);
+    expect(alone.body.error).toContain(refusal);
+    const batched = await api.post('/v1/table/batch-commit', { operations: [{ delete_table_versions: { id: ['m'], ranges: [{ start_version: 3, end_version: 4 }] } }] });
+    expect([batched.status, batched.body.code]).toEqual([409, 19]);
+    expect(batched.body.error).toContain(refusal);
+    expect((await api.post('/v1/table/m/describe', { version: 3 })).status).toBe(200);
+    expect((await api.post('/v1/table/m/tags/version', { tag: 'first' })).body).toEqual({ version: 3 });
+    const untagged = await api.post('/v1/table/m/version/delete', { ranges: [{ start_version: 2, end_version: 3 }] });
+    if (managed) expect([untagged.status, untagged.body.deleted_count]).toEqual([200, 1]);
+    else expect([untagged.status, untagged.body.code]).toEqual([409, 19]);
   });
 });

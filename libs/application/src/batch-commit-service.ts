@@ -30,7 +30,10 @@ export class BatchCommitService {
       vend.push('declare_table' in r ? (r.declare_table.vendCredentials ?? true) : false);
       if ('declare_table' in r) operations.push({ kind: 'declare_table', command: await this.declaration(ctx, r.declare_table) });
       else if ('create_table_version' in r) operations.push({ kind: 'create_table_version', command: r.create_table_version });
-      else if ('delete_table_versions' in r) operations.push({ kind: 'delete_table_versions', ...r.delete_table_versions });
+      else if ('delete_table_versions' in r) {
+        const { id, branch } = r.delete_table_versions;
+        operations.push({ kind: 'delete_table_versions', ...r.delete_table_versions, tagged: await this.versions.taggedVersions(ctx, id, branch) });
+      }
       else operations.push({ kind: 'deregister_table', id: r.deregister_table.id });
     }
     // Vended first, one per declared table: when any cannot be had, nothing is committed.

@@ -29,7 +29,7 @@ import {
   requireVersion,
   takePage,
 } from '@app/catalog';
-import { FinalisedManifest, ManifestFinaliser, StagingCheck, listManifestsOnDisk } from '@app/lance';
+import { FinalisedManifest, ManifestFinaliser, StagingCheck, TagFiles, listManifestsOnDisk } from '@app/lance';
 import { ProjectionRegistry } from '@app/projections';
 import { TableFiles } from '@app/storage';
 import { CatalogWriter, Prepared, Rider, eventMetadata } from './catalog-writer';
@@ -54,7 +54,12 @@ export class VersionService {
     private readonly files: TableFiles,
     /** Versions whose manifests a client's own cleanup removed are found and recorded deleted. */
     private readonly stored?: StoredVersions,
-  ) {}
+  ) {
+    this.tags = new TagFiles(files);
+  }
+
+  /** Lance's tags of a table, read where they live (`_refs/tags/`). */
+  private readonly tags: TagFiles;
 
   private view(ctx: RequestContext) {
     return stateFor(this.projections, ctx);
@@ -183,11 +188,23 @@ export class VersionService {
     return table ? this.finaliser.checkStaging(cmd.stagingManifestPath, table.location) : undefined;
   }
 
-  batchDeleteTableVersions(ctx: RequestContext, id: ObjectId, ranges: VersionRange[], branch?: string) {
+  async batchDeleteTableVersions(ctx: RequestContext, id: ObjectId, ranges: VersionRange[], branch?: string) {
+    const tagged = await this.taggedVersions(ctx, id, branch);
     return this.writer.execute(ctx, 'BatchDeleteTableVersions', (view) => {
-      const events = decideDeleteTableVersions(view, id, ranges, branch);
+      const events = decideDeleteTableVersions(view, id, ranges, branch, tagged);
       return { events, result: (transactionId) => ({ deleted_count: deletedCount(events), transaction_id: transactionId }) };
     });
+  }
+
+  /**
+   * The versions of a line its tags point at, each with a tag's name, read from Lance's `_refs/`
+   * (tags are Lance's own): none where the table is not there to have any.
+   */
+  async taggedVersions(ctx: RequestContext, id: ObjectId, branch?: string): Promise<ReadonlyMap<number, string>> {
+    const table = (await this.view(ctx)).table(id);
+    if (!table?.managedVersioning) return new Map();
+    const tags = await this.tags.list(table.location);
+    return new Map(Object.entries(tags).filter(([, t]) => (t.branch ?? undefined) === branch).map(([name, t]) => [t.version, name]));
   }
 
   batchCreateTableVersions(ctx: RequestContext, entries: CreateTableVersion[]) {

@@ -10,7 +10,7 @@ import { CreateTableVersion, VersionRange, decideCreateTableVersion, decideDelet
 export type BatchOperation =
   | { kind: 'declare_table'; command: DeclareTable }
   | { kind: 'create_table_version'; command: CreateTableVersion }
-  | { kind: 'delete_table_versions'; id: ObjectId; ranges: VersionRange[]; branch?: string }
+  | { kind: 'delete_table_versions'; id: ObjectId; ranges: VersionRange[]; branch?: string; tagged?: ReadonlyMap<number, string> }
   | { kind: 'deregister_table'; id: ObjectId };
 
 export interface BatchDecision {
@@ -49,7 +49,7 @@ function decideOne(view: CatalogView, op: BatchOperation): CatalogEvent[] {
     case 'create_table_version':
       return decideCreateTableVersion(view, op.command);
     case 'delete_table_versions':
-      return decideDeleteTableVersions(view, op.id, op.ranges, op.branch);
+      return decideDeleteTableVersions(view, op.id, op.ranges, op.branch, op.tagged);
     case 'deregister_table':
       return decideDeregisterTable(view, op.id);
   }

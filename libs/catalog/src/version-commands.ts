@@ -86,13 +86,21 @@ export interface VersionRange {
   endVersion: number;
 }
 
+/**
+ * Deletes version records of a line. A version a tag points at (`tagged`: the line's tags, read from
+ * Lance's `_refs/`, by version) or a branch was made from stays, as Lance's own cleanup keeps them:
+ * deleting its record would leave the tag or the branch naming a version the catalog no longer has
+ * (409 code 19; delete the tag or the branch first).
+ */
 export function decideDeleteTableVersions(
   view: CatalogView,
   id: ObjectId,
   ranges: readonly VersionRange[],
   branch?: string,
+  tagged: ReadonlyMap<number, string> = new Map(),
 ): CatalogEvent[] {
-  const table = requireLine(requireManaged(requireTable(view, id)), branch);
+  const managed = requireManaged(requireTable(view, id));
+  const table = requireLine(managed, branch);
   for (const r of ranges) {
     if (r.startVersion < 0) throw invalidInput('start_version must be >= 0');
     if (r.endVersion < -1) throw invalidInput('end_version must be >= 0, or -1 for every version');
@@ -101,6 +109,14 @@ export function decideDeleteTableVersions(
     .filter((v) => ranges.some((r) => v >= r.startVersion && (r.endVersion === -1 || v < r.endVersion)))
     .sort((a, b) => a - b);
   if (doomed.length === 0) return [];
+  const tag = doomed.find((v) => tagged.has(v));
+  if (tag !== undefined) {
+    throw new CatalogError(ErrorCode.InvalidTableState, `version ${tag} of ${describeLine(table)} is tagged '${tagged.get(tag)}'; delete or move the tag first`);
+  }
+  const base = [...(managed.branches?.values() ?? [])].find((b) => b.parentBranch === branch && doomed.includes(b.parentVersion));
+  if (base) {
+    throw new CatalogError(ErrorCode.InvalidTableState, `version ${base.parentVersion} of ${describeLine(table)} is where branch '${base.name}' starts; delete the branch first`);
+  }
   const on = branch !== undefined ? { branch } : {};
   return [{ type: 'TableVersionsDeleted', data: { table: table.id, tableUuid: table.uuid, versions: doomed, ...on } }];
 }

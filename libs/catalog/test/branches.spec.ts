@@ -105,6 +105,18 @@ describe('BatchDeleteTableVersions on a branch', () => {
         expect(requireLine(state.table(id)!, 'dev').latestVersion).toBe(2);
         expect(state.table(id)!.versions.keys()).toEqual([1, 2]);
       }));
+
+  it('refuses to delete the version a branch was made from, on its parent line', () => {
+    given(...withDev, devVersion(3), devVersion(4), branched(id, 'child', 3, 'dev'))
+      .when((view) => decideDeleteTableVersions(view, id, [{ startVersion: 0, endVersion: 4 }], 'dev'))
+      .thenFails(ErrorCode.InvalidTableState);
+    given(...withDev)
+      .when((view) => decideDeleteTableVersions(view, id, [{ startVersion: 2, endVersion: 3 }]))
+      .thenFails(ErrorCode.InvalidTableState);
+    given(...withDev)
+      .when((view) => decideDeleteTableVersions(view, id, [{ startVersion: 1, endVersion: 2 }]))
+      .thenMatch({ type: 'TableVersionsDeleted', data: { versions: [1] } });
+  });
 });
 
 describe('DeleteTableBranch', () => {

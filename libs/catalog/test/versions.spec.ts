@@ -120,6 +120,15 @@ describe('BatchDeleteTableVersions', () => {
     given(ns('a'), declared(id, 'u-a-t', false))
       .when((view) => decideDeleteTableVersions(view, id, [range(0, -1)]))
       .thenFails(ErrorCode.InvalidTableState));
+
+  it('refuses to delete a version a tag points at, and deletes around it', () => {
+    given(...withVersions(1, 2, 3))
+      .when((view) => decideDeleteTableVersions(view, id, [range(0, -1)], undefined, new Map([[2, 'release']])))
+      .thenFails(ErrorCode.InvalidTableState);
+    given(...withVersions(1, 2, 3))
+      .when((view) => decideDeleteTableVersions(view, id, [range(1, 2), range(3, 4)], undefined, new Map([[2, 'release']])))
+      .thenMatch({ type: 'TableVersionsDeleted', data: { versions: [1, 3] } });
+  });
 });
 
 describe('ListTableVersions', () => {

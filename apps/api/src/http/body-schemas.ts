@@ -359,7 +359,9 @@ export const alterColumnsBody = z.object({
         virtual_column: z.object({}).passthrough().nullish(),
       }),
     )
-    .min(1),
+    .min(1)
+    // Lance would apply them in turn, the last one winning without a word.
+    .refine((alterations) => new Set(alterations.map((a) => a.path)).size === alterations.length, { message: 'names a column more than once; give one alteration per column' }),
 });
 export const dropColumnsBody = z.object({ ...common, branch: word.nullish(), columns: z.array(name).min(1) });
 export const updateFieldMetadataBody = z.object({
