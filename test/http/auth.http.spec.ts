@@ -222,6 +222,9 @@ describe('authentication and authorization', () => {
     expect(headerWins.status).toBe(403);
     const tokenInBody = await anon.post('/v1/table/shop$t4/declare', { identity: { auth_token: await token({ scope: 'lance:write:default' }) } });
     expect(tokenInBody.status).toBe(200);
+    // A JSON body sent without a content type is read as JSON, its identity too.
+    const untyped = await anon.send('POST', '/v1/table/shop$t5/declare', Buffer.from(JSON.stringify({ identity: { api_key: KEYS.writer } })), {});
+    expect(untyped.status).toBe(200);
     expect((await as(KEYS.admin).post('/v1/table/shop$t3/exists', {})).status).toBe(404);
   });
 

@@ -133,6 +133,16 @@ describe.each([
     const rest = await api.get('/v1/table/d%24untyped/tags/list?page_token=a');
     expect(Object.keys(rest.body.tags)).toEqual(['b']);
     expect((await api.get('/v1/table/d%24nothing/count_rows')).body.code).toBe(4);
+    // What a GET cannot carry is refused, not answered without.
+    const versioned = await api.get('/v1/table/d%24untyped/count_rows?version=1&predicate=id%3E2');
+    expect([versioned.status, versioned.body.code]).toEqual([400, 13]);
+    expect(versioned.body.error).toContain("reads no 'version', 'predicate'");
+    expect((await fetch(`${server.url}/v1/table/d%24untyped/count_rows`, { method: 'HEAD' })).status).not.toBe(200);
+    // An operation this server does not serve answers so, whatever its body.
+    for (const headers of [{}, { 'content-type': 'application/x-www-form-urlencoded' }] as Record<string, string>[]) {
+      const unserved = await api.send('POST', '/v1/nothing/here', Buffer.from('a=b'), headers);
+      expect([unserved.status, (unserved.body as any).code]).toEqual([406, 0]);
+    }
   });
 
   it('creates a declared-only table on its first insert', async () => {

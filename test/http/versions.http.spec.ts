@@ -97,8 +97,12 @@ describe('version operations over HTTP', () => {
     expect(existsSync(`/${otherStaging}`)).toBe(true);
     expect(existsSync(`${location}/_versions/18446744073709551613.manifest`)).toBe(false);
     expect((await api.post(`${table('v', 'keep')}/version/list`, null)).body.versions.map((v: any) => v.version)).toEqual([1]);
-    const third = await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 2, manifest_path: stage(location, 2), naming_scheme: 'V2' });
+    // Named in the other scheme it is taken, and removed once recorded, like any staging manifest.
+    const inV1 = stage(location, 2);
+    const third = await api.post(`${table('v', 'keep')}/version/create`, { id: ['v', 'keep'], version: 2, manifest_path: inV1, naming_scheme: 'V2' });
     expect(third.status).toBe(200);
+    await waitUntil(() => !existsSync(`/${inV1}`));
+    expect(existsSync(`${location}/_versions/18446744073709551613.manifest`)).toBe(true);
   });
 
   it('lists versions ascending, descending and by page; the body may be null', async () => {

@@ -31,8 +31,8 @@ export class BatchCommitService {
       if ('declare_table' in r) operations.push({ kind: 'declare_table', command: await this.declaration(ctx, r.declare_table) });
       else if ('create_table_version' in r) operations.push({ kind: 'create_table_version', command: r.create_table_version });
       else if ('delete_table_versions' in r) {
-        const { id, branch } = r.delete_table_versions;
-        operations.push({ kind: 'delete_table_versions', ...r.delete_table_versions, tagged: await this.versions.taggedVersions(ctx, id, branch) });
+        const { id, ranges, branch } = r.delete_table_versions;
+        operations.push({ kind: 'delete_table_versions', ...r.delete_table_versions, tagged: await this.versions.taggedVersions(ctx, id, ranges, branch) });
       }
       else operations.push({ kind: 'deregister_table', id: r.deregister_table.id });
     }

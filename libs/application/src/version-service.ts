@@ -22,6 +22,7 @@ import {
   decideCreateTableVersion,
   decideRecordTableDataChanged,
   decideDeleteTableVersions,
+  versionsInRanges,
   displayId,
   invalidInput,
   listTableVersions,
@@ -189,7 +190,7 @@ export class VersionService {
   }
 
   async batchDeleteTableVersions(ctx: RequestContext, id: ObjectId, ranges: VersionRange[], branch?: string) {
-    const tagged = await this.taggedVersions(ctx, id, branch);
+    const tagged = await this.taggedVersions(ctx, id, ranges, branch);
     return this.writer.execute(ctx, 'BatchDeleteTableVersions', (view) => {
       const events = decideDeleteTableVersions(view, id, ranges, branch, tagged);
       return { events, result: (transactionId) => ({ deleted_count: deletedCount(events), transaction_id: transactionId }) };
@@ -197,14 +198,20 @@ export class VersionService {
   }
 
   /**
-   * The versions of a line its tags point at, each with a tag's name, read from Lance's `_refs/`
-   * (tags are Lance's own): none where the table is not there to have any.
+   * The versions among those `ranges` hold that the line's tags point at, each with a tag's name,
+   * read from Lance's `_refs/` (tags are Lance's own) only when the ranges hold a version at all. A
+   * tag file Lance could not read either protects nothing.
    */
-  async taggedVersions(ctx: RequestContext, id: ObjectId, branch?: string): Promise<ReadonlyMap<number, string>> {
+  async taggedVersions(ctx: RequestContext, id: ObjectId, ranges: readonly VersionRange[], branch?: string): Promise<ReadonlyMap<number, string>> {
     const table = (await this.view(ctx)).table(id);
-    if (!table?.managedVersioning) return new Map();
-    const tags = await this.tags.list(table.location);
-    return new Map(Object.entries(tags).filter(([, t]) => (t.branch ?? undefined) === branch).map(([name, t]) => [t.version, name]));
+    const line = table?.managedVersioning ? findLine(table, branch) : undefined;
+    if (!table || !line || versionsInRanges(line, ranges).length === 0) return new Map();
+    const tagged = new Map<number, string>();
+    for (const name of await this.tags.names(table.location)) {
+      const tag = await this.tags.get(table.location, name).catch(() => undefined);
+      if (tag && (tag.branch ?? undefined) === branch) tagged.set(tag.version, name);
+    }
+    return tagged;
   }
 
   batchCreateTableVersions(ctx: RequestContext, entries: CreateTableVersion[]) {

@@ -131,6 +131,17 @@ export function versionsDirOf(location: string): string {
 }
 
 /**
+ * Whether a file name is Lance's name for a staging manifest of `version`: that version's final
+ * name, in either naming scheme, then `-` and a suffix.
+ */
+export function isStagingNameOf(name: string, version: number): boolean {
+  return (['V2', 'V1'] as const).some((scheme) => {
+    const final = finalManifestName(version, scheme);
+    return name.length > final.length + 1 && name.startsWith(`${final}-`);
+  });
+}
+
+/**
  * Where the staging manifest must be finalised. The staging file must sit in the table's own
  * `_versions/` directory, so a client cannot make the server copy files from anywhere else, and be
  * named as Lance names a staging manifest of this very version (its final name, in either naming
@@ -153,8 +164,7 @@ export function finalManifestPath(
       `expected a file directly under '${dir}'`,
     );
   }
-  const stagedAs = (name: string) => rest.startsWith(`${name}-`) && rest.length > name.length + 1;
-  if (!stagedAs(finalManifestName(version, 'V2')) && !stagedAs(finalManifestName(version, 'V1'))) {
+  if (!isStagingNameOf(rest, version)) {
     throw invalidInput(
       `manifest_path '${stagingPath}' is not named as a staging manifest of version ${version}`,
       `Lance names it after the version's final manifest: '${dir}${finalManifestName(version, scheme)}-<uuid>'`,

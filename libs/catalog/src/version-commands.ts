@@ -86,6 +86,11 @@ export interface VersionRange {
   endVersion: number;
 }
 
+/** The versions of a line the half-open ranges hold (`-1`: through the latest), ascending. */
+export function versionsInRanges(line: Pick<TableLine, 'versions'>, ranges: readonly VersionRange[]): number[] {
+  return [...line.versions.keys()].filter((v) => ranges.some((r) => v >= r.startVersion && (r.endVersion === -1 || v < r.endVersion))).sort((a, b) => a - b);
+}
+
 /**
  * Deletes version records of a line. A version a tag points at (`tagged`: the line's tags, read from
  * Lance's `_refs/`, by version) or a branch was made from stays, as Lance's own cleanup keeps them:
@@ -105,15 +110,14 @@ export function decideDeleteTableVersions(
     if (r.startVersion < 0) throw invalidInput('start_version must be >= 0');
     if (r.endVersion < -1) throw invalidInput('end_version must be >= 0, or -1 for every version');
   }
-  const doomed = [...table.versions.keys()]
-    .filter((v) => ranges.some((r) => v >= r.startVersion && (r.endVersion === -1 || v < r.endVersion)))
-    .sort((a, b) => a - b);
+  const doomed = versionsInRanges(table, ranges);
   if (doomed.length === 0) return [];
   const tag = doomed.find((v) => tagged.has(v));
   if (tag !== undefined) {
     throw new CatalogError(ErrorCode.InvalidTableState, `version ${tag} of ${describeLine(table)} is tagged '${tagged.get(tag)}'; delete or move the tag first`);
   }
-  const base = [...(managed.branches?.values() ?? [])].find((b) => b.parentBranch === branch && doomed.includes(b.parentVersion));
+  // A branch first seen in a client's commit has no parent the catalog knows (Lance's ref file names it).
+  const base = [...(managed.branches?.values() ?? [])].find((b) => b.recordedBy === 'CreateTableBranch' && b.parentBranch === branch && doomed.includes(b.parentVersion));
   if (base) {
     throw new CatalogError(ErrorCode.InvalidTableState, `version ${base.parentVersion} of ${describeLine(table)} is where branch '${base.name}' starts; delete the branch first`);
   }

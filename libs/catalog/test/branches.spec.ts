@@ -116,6 +116,12 @@ describe('BatchDeleteTableVersions on a branch', () => {
     given(...withDev)
       .when((view) => decideDeleteTableVersions(view, id, [{ startVersion: 1, endVersion: 2 }]))
       .thenMatch({ type: 'TableVersionsDeleted', data: { versions: [1] } });
+    // A branch first seen in a client's commit names no parent the catalog knows: nothing is kept for it.
+    const firstCommit = decideCreateTableVersion(stateOf(...table), commit('own', 1));
+    expect(stateOf(...table, ...firstCommit).table(id)!.branches!.get('own')).toMatchObject({ recordedBy: 'commit', parentVersion: 1 });
+    given(...table, ...firstCommit)
+      .when((view) => decideDeleteTableVersions(view, id, [{ startVersion: 1, endVersion: 2 }]))
+      .thenMatch({ type: 'TableVersionsDeleted', data: { versions: [1] } });
   });
 });
 

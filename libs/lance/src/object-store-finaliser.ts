@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode, VersionRecord, invalidInput } from '@app/catalog';
+import { CatalogError, ErrorCode, VersionRecord, invalidInput, isStagingNameOf, versionOfManifestName } from '@app/catalog';
 import { StorageUnavailableError, Warehouse } from '@app/storage';
 import { FinalisedManifest, ManifestFinaliser, StagingCheck } from './manifest-finaliser';
 import { checkStoredManifest } from './stored-manifests';
@@ -164,9 +164,11 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
     if (this.confirmed.size > CONFIRMED_CAPACITY) this.confirmed.delete(this.confirmed.values().next().value!);
   }
 
-  /** Only a name of Lance's staging form (the final name plus `-<uuid>`) is removed. */
+  /** Only a name of Lance's staging form (the final name, in either scheme, plus `-<uuid>`) beside the final one is removed. */
   private async removeStaging({ staging, path: final }: FinalisedManifest): Promise<void> {
-    if (!staging.startsWith(`${final}-`) || staging.slice(final.length + 1).includes('/')) return;
+    const dir = final.slice(0, final.lastIndexOf('/') + 1);
+    const version = versionOfManifestName(final.slice(dir.length))?.version;
+    if (version === undefined || !staging.startsWith(dir) || !isStagingNameOf(staging.slice(dir.length), version) || staging.slice(dir.length).includes('/')) return;
     await this.warehouse.files.remove(staging);
   }
 

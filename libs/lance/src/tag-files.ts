@@ -23,13 +23,16 @@ export class TagFiles {
 
   async list(location: string): Promise<Record<string, TagRecord>> {
     const tags: Record<string, TagRecord> = {};
-    for (const file of await this.files.list(tagRefsDir(location))) {
-      const tag = refNameOf(file.name);
-      if (tag === undefined) continue;
+    for (const tag of await this.names(location)) {
       const record = await this.get(location, tag);
       if (record) tags[tag] = record;
     }
     return tags;
+  }
+
+  /** The names of the table's tags, as their files in `_refs/tags/` give them. */
+  async names(location: string): Promise<string[]> {
+    return (await this.files.list(tagRefsDir(location))).map((file) => refNameOf(file.name)).filter((tag): tag is string => tag !== undefined);
   }
 
   async get(location: string, tag: string): Promise<TagRecord | undefined> {

@@ -159,12 +159,14 @@ const IDENTITY_BODY_MAX = 64 * 1024;
 
 /**
  * Whether a request without a credential header may still name one in its body: a JSON body of
- * known, small length. Anything else (no body, Arrow, chunked, large) has no identity to read.
+ * known, small length (one without a content type is JSON where its route reads JSON,
+ * untyped-body-parser.ts). Anything else (no body, Arrow, chunked, large) has no identity to read.
  */
 function mayCarryIdentity(request: FastifyRequest): boolean {
-  const type = header(request, 'content-type') ?? '';
+  const type = header(request, 'content-type');
+  const json = type === undefined ? !request.routeOptions.config.arrowBody : /^application\/json\b/i.test(type);
   const length = Number(header(request, 'content-length'));
-  return /^application\/json\b/i.test(type) && Number.isInteger(length) && length > 0 && length <= IDENTITY_BODY_MAX;
+  return json && Number.isInteger(length) && length > 0 && length <= IDENTITY_BODY_MAX;
 }
 
 /** One step of an onRequest hook: calls `done` to go on, or answers the request and does not. */

@@ -25,6 +25,8 @@ class UnsupportedMediaType extends Error {
  */
 export function installUntypedBodyParser(fastify: FastifyInstance, parsers: { json: BodyParser; arrow: BodyParser }): void {
   fastify.addContentTypeParser('*', (request, payload, done) => {
+    // No route: left unread, so the answer is the one for an operation this server does not serve.
+    if (request.is404) return done(null, undefined);
     if (request.headers['content-type'] === undefined) {
       return (request.routeOptions.config.arrowBody ? parsers.arrow : parsers.json)(request, payload, done);
     }

@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode } from '@app/catalog';
+import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
@@ -35,7 +35,10 @@ export async function bindOperations(fastify: FastifyInstance, services: Operati
     const handler = answer(entry, isRaw(entry) ? rawHandlerOf(entry) : handlerOf(entry), services);
     const config = { arrowBody: !isRaw(entry) && entry.body === 'arrow-stream' };
     fastify.route({ method: entry.method, url: entry.path, config, handler });
-    if (!isRaw(entry) && entry.alsoGet) fastify.route({ method: 'GET', url: entry.path, config, handler });
+    if (!isRaw(entry) && entry.alsoGet) {
+      const get = answer(entry, getHandlerOf(entry, entry.alsoGet), services);
+      fastify.route({ method: 'GET', url: entry.path, config, exposeHeadRoute: false, handler: get });
+    }
   }
 }
 
@@ -64,6 +67,22 @@ function handlerOf(entry: Operation): Handler {
     return Promise.resolve(result)
       .catch(refused)
       .finally(() => releaseArrowBody(request));
+  };
+}
+
+/**
+ * A GET of an entry that also answers one: no body, so a parameter its query holds that the entry
+ * does not read there (a count's `version`, say) is refused rather than answered without.
+ */
+function getHandlerOf(entry: Operation, reads: readonly string[]): Handler {
+  const known = new Set(['delimiter', ...reads]);
+  const handler = handlerOf(entry);
+  return (request, reply, services) => {
+    const unread = Object.keys((request.query ?? {}) as Record<string, unknown>).filter((k) => !known.has(k));
+    if (unread.length) {
+      throw invalidInput(`a GET of this operation reads no ${unread.map((k) => `'${k}'`).join(', ')}: send ${unread.length > 1 ? 'them' : 'it'} in a POST's JSON body`);
+    }
+    return handler(request, reply, services);
   };
 }
 

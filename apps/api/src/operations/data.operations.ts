@@ -121,7 +121,7 @@ export const DATA_OPERATIONS = [
     method: 'POST',
     path: '/v1/table/:id/count_rows',
     access: 'read',
-    alsoGet: true,
+    alsoGet: [],
     answer: 'number',
     body: countRowsBody,
     subject: 'table',

@@ -104,10 +104,11 @@ export interface Operation<K extends BodyKind = BodyKind, S extends Subject = Su
   /** A header the route needs even where no authentication is configured (401 code 16 without it). */
   credential?: 'x-api-key';
   /**
-   * Also answered to a GET of its path, without a body, its parameters in the query: Lance's own
-   * REST namespace client asks so for a few reads the spec has as POST.
+   * Also answered to a GET of its path, without a body: Lance's own REST namespace client asks so
+   * for a few reads the spec has as POST. The query parameters such a GET reads (besides the
+   * delimiter); any other is refused, not ignored.
    */
-  alsoGet?: true;
+  alsoGet?: readonly string[];
   handle(request: ParsedRequest<K, S>, services: OperationServices): unknown;
 }
 

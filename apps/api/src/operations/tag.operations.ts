@@ -9,7 +9,7 @@ export const TAG_OPERATIONS = [
     method: 'POST',
     path: '/v1/table/:id/tags/list',
     access: 'read',
-    alsoGet: true,
+    alsoGet: ['page_token', 'limit'],
     body: pagedListBody,
     subject: 'table',
     handle: ({ ctx, table, body, http }, s) => s.tags.listTags(ctx, table.id, http.pageOr(body)),
