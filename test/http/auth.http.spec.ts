@@ -143,6 +143,18 @@ describe('authentication and authorization', () => {
     }
     // One answer for every route and every location, whatever lies there.
     expect(new Set(answers)).toEqual(new Set([`location '<location>' is not inside this database's root '$WAREHOUSE/sales' in the warehouse`]));
+    // Escapes Lance would decode into another table's folder, or out of the database, are refused as such.
+    for (const location of [`${root}/sales/%2e%2e/default/shop/x.lance`, `${root}/sales/loot%2Fx.lance`, `file://${root}/sales/loot/a%2e.lance`]) {
+      for (const r of [
+        await sales.post('/v1/table/loot$escaped/declare', { location }),
+        await sales.send('POST', '/v1/table/loot$escaped/create', arrowStream(sampleTable(0, 2)), { ...ARROW_STREAM, 'x-lance-table-location': location }),
+        await sales.post('/v1/table/loot$escaped/register', { location }),
+      ]) {
+        expect({ location, status: r.status, code: (r.body as { code: number }).code }).toEqual({ location, status: 400, code: 13 });
+        expect((r.body as { error: string }).error).toContain("holds '%'");
+      }
+    }
+    expect((await sales.post('/v1/table/loot$escaped/exists', {})).status).toBe(404);
     // A symlink inside one's own root that leads into another database's is followed and refused.
     mkdirSync(`${root}/sales/loot`, { recursive: true });
     symlinkSync(victim, `${root}/sales/loot/link.lance`);

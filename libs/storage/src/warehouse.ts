@@ -65,6 +65,11 @@ export class Warehouse {
    */
   async resolveClientLocation(location: string, database: string): Promise<string> {
     if (location.includes('\u0000')) throw invalidInput('location contains a NUL byte');
+    // Lance decodes percent-escapes (`%2F`, `%2e%2e`) where these checks would read them as they
+    // are: the folder it opened would not be the one judged here.
+    if (location.includes('%')) {
+      throw invalidInput(`location '${location}' holds '%': Lance decodes percent-escapes, so name the location as it is, without any`);
+    }
     // No file system names a folder longer than 255 bytes; the store's keys are bounded as well.
     if (location.split(/[/\\]/).some((segment) => Buffer.byteLength(segment) > 255)) {
       throw invalidInput(`location '${location.slice(0, 300)}${location.length > 300 ? '...' : ''}' holds a folder name longer than 255 bytes`);
