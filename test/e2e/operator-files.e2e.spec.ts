@@ -65,6 +65,24 @@ describe('lance-catalog: export, import, verify, recover', () => {
     writeFileSync(damaged, gzipSync(lines.slice(0, 5).join('\n')));
     expect((await lanceCatalog(['import', '--from', damaged], { EVENT_STORE: empty, DATA_DIR: dataDir })).code).toBe(4);
     expect(await replayDigests({ EVENT_STORE: empty, DATA_DIR: dataDir })).toEqual([]);
+
+    // Mistakes of the environment or the names, refused before anything is made or replaced.
+    const typo = join(dataDir, 'no-such-catalog');
+    for (const args of [['export', '--to', join(dataDir, 'other.ndjson.gz')], ['verify'], ['migrate', '--to', empty]]) {
+      const wrongDir = await lanceCatalog(args, { EVENT_STORE: 'embedded', DATA_DIR: typo });
+      expect({ args, code: wrongDir.code }).toEqual({ args, code: 2 });
+      expect(wrongDir.stderr).toMatch(/there is no embedded event store at .*no-such-catalog\/events\.sqlite3/);
+    }
+    expect(readdirSync(dataDir)).not.toContain('no-such-catalog');
+    const before = readFileSync(archive);
+    const overwrite = await lanceCatalog(['export', '--to', archive], embedded());
+    expect([overwrite.code, overwrite.stderr.includes('exists already')]).toEqual([2, true]);
+    expect(readFileSync(archive).equals(before)).toBe(true);
+    const fromDir = await lanceCatalog(['import', '--from', dataDir], { EVENT_STORE: target, DATA_DIR: dataDir });
+    expect([fromDir.code, fromDir.stderr]).toEqual([2, expect.stringMatching(/is not a file/)]);
+    expect(fromDir.stderr).not.toMatch(/\n\s+at /);
+    const fromNothing = await lanceCatalog(['import', '--from', join(dataDir, 'nothing.gz')], { EVENT_STORE: target, DATA_DIR: dataDir });
+    expect([fromNothing.code, fromNothing.stderr]).toEqual([2, expect.stringMatching(/there is no archive at/)]);
   }, 60_000);
 
   it('recovers the catalog from the warehouse alone: the client reads every table at every version', async () => {

@@ -1,9 +1,12 @@
+import { lstatSync, statSync } from 'node:fs';
 import { CommandFailure, EXIT } from './exit-codes';
 import { withStagedArchive } from './archive-location';
 import { checkArchive, exportLog, importArchive } from './log-archive';
 import { isEmpty } from './log-copy';
 import { Progress } from './progress';
-import { Verb, openStore, shown } from './verb';
+import { Verb, openExistingStore, openStore, shown } from './verb';
+
+const isS3 = (location: string) => /^s3:\/\//i.test(location);
 
 export const exportVerb: Verb = {
   name: 'export',
@@ -19,7 +22,11 @@ warehouse's S3 settings.`,
   async run({ values, config, json }) {
     const to = values.to as string | undefined;
     if (!to) throw new CommandFailure(EXIT.usage, 'export needs --to FILE (or s3://bucket/key)');
-    const store = openStore(config.eventStore, config);
+    // A new file, never over one: an earlier backup, a link or a device at that name stays as it is.
+    if (!isS3(to) && lstatSync(to, { throwIfNoEntry: false })) {
+      throw new CommandFailure(EXIT.usage, `${to} exists already: export writes a new file; name another, or remove it first`);
+    }
+    const store = openExistingStore(config.eventStore, config);
     const progress = new Progress('exporting events', undefined, json);
     try {
       const started = Date.now();
@@ -49,6 +56,11 @@ once the import is done.`,
   async run({ values, config, json }) {
     const from = values.from as string | undefined;
     if (!from) throw new CommandFailure(EXIT.usage, 'import needs --from FILE (or s3://bucket/key)');
+    if (!isS3(from)) {
+      const found = statSync(from, { throwIfNoEntry: false });
+      if (!found) throw new CommandFailure(EXIT.usage, `there is no archive at ${from}`);
+      if (!found.isFile()) throw new CommandFailure(EXIT.usage, `${from} is not a file: name the archive 'lance-catalog export' wrote`);
+    }
     const store = openStore(config.eventStore, config);
     const progress = new Progress('importing events', undefined, json);
     try {

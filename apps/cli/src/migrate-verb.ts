@@ -4,7 +4,7 @@ import { describeDatabases, replayLog } from '@app/projections';
 import { CommandFailure, EXIT } from './exit-codes';
 import { copyLog, isEmpty } from './log-copy';
 import { Progress } from './progress';
-import { Verb, openStore, shown } from './verb';
+import { Verb, openExistingStore, openStore, shown } from './verb';
 
 /** Servers see a freeze within one poll; appends already past the check get this long to land. */
 const SETTLE_MS = 2 * WRITE_FREEZE_POLL_MS + 500;
@@ -38,7 +38,7 @@ Copies every database's events from the store --from names (default: EVENT_STORE
     if (to === from) throw new CommandFailure(EXIT.usage, '--from and --to name the same event store');
     const leaseSeconds = Number(values['lease-seconds'] ?? 30);
     if (!Number.isInteger(leaseSeconds) || leaseSeconds < 5 || leaseSeconds > 3600) throw new CommandFailure(EXIT.usage, '--lease-seconds must be a whole number from 5 to 3600');
-    const source = openSettingStore(from, config);
+    const source = openSettingStore(from, config, true);
     const target = openSettingStore(to, config);
     const started = Date.now();
     try {
@@ -128,10 +128,11 @@ async function landedAfter(source: EventStore, last: bigint | undefined): Promis
   return (await source.readAll({ afterPosition: last, maxCount: 10_000 })).some((e) => e.streamId !== OPERATOR_STREAM);
 }
 
-function openSettingStore(setting: string, config: Parameters<typeof openStore>[1]): EventStore {
+function openSettingStore(setting: string, config: Parameters<typeof openStore>[1], existing = false): EventStore {
   try {
-    return openStore(setting, config);
+    return existing ? openExistingStore(setting, config) : openStore(setting, config);
   } catch (e) {
+    if (e instanceof CommandFailure) throw e;
     throw new CommandFailure(EXIT.usage, (e as Error).message);
   }
 }

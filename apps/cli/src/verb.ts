@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { AppConfig } from '@app/config';
 import { EventStore, createEventStore, redactedUrl } from '@app/event-store';
+import { CommandFailure, EXIT } from './exit-codes';
 
 export interface VerbContext {
   values: Record<string, string | boolean | undefined>;
@@ -28,6 +31,18 @@ export interface Verb {
 /** An event store the way the server opens one from its EVENT_STORE setting. */
 export function openStore(setting: string, config: AppConfig): EventStore {
   return createEventStore(setting, config.dataDir, { poolSize: Math.min(config.eventStorePoolSize, 4) });
+}
+
+/**
+ * The event store a verb reads, which must already be there: opening the embedded store makes its
+ * file, so a mistyped DATA_DIR would otherwise be read as an empty catalog (exit 2 instead).
+ */
+export function openExistingStore(setting: string, config: AppConfig): EventStore {
+  const file = join(config.dataDir, 'events.sqlite3');
+  if (setting === 'embedded' && !existsSync(file)) {
+    throw new CommandFailure(EXIT.usage, `there is no embedded event store at ${file}: set DATA_DIR to the data directory of the catalog to read`);
+  }
+  return openStore(setting, config);
 }
 
 /** A setting fit for output: a connection string's password removed. */

@@ -4,7 +4,7 @@ import { Warehouse } from '@app/storage';
 import { CatalogCheck, Finding, RecordedTags } from './catalog-check';
 import { EXIT } from './exit-codes';
 import { Progress } from './progress';
-import { Verb, openStore, shown } from './verb';
+import { Verb, openExistingStore, shown } from './verb';
 import { WarehouseFolders } from './warehouse-folders';
 
 export const verifyVerb: Verb = {
@@ -21,7 +21,7 @@ Exit status 0: nothing found; 1: findings.`,
   options: {},
   async run({ config, json }) {
     const started = Date.now();
-    const store = openStore(config.eventStore, config);
+    const store = openExistingStore(config.eventStore, config);
     const warehouse = new Warehouse(config.warehouse, config.objectStore);
     const folders = new WarehouseFolders(config);
     const findings: Finding[] = [];

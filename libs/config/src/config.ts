@@ -91,6 +91,8 @@ const schema = z.object({
   DATA_PLANE_PROCESSES_PER_DATABASE: int('DATA_PLANE_PROCESSES_PER_DATABASE', 0, 0, 256),
   DATA_PLANE_QUEUE_PER_DATABASE: int('DATA_PLANE_QUEUE_PER_DATABASE', 64, 1, 1_000_000),
   LIVE_FEEDS_PER_PRINCIPAL: int('LIVE_FEEDS_PER_PRINCIPAL', 8, 1, 1_000_000),
+  REQUESTS_IN_FLIGHT_PER_PRINCIPAL: int('REQUESTS_IN_FLIGHT_PER_PRINCIPAL', 128, 0, 1_000_000),
+  REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 120_000, 0, 24 * 3_600_000),
   LIVE_FEEDS_MAX: int('LIVE_FEEDS_MAX', 256, 1, 1_000_000),
   CHANGE_FEED_NATS_URL: z
     .string()
@@ -195,6 +197,10 @@ export interface AppConfig {
   dataPlaneQueuePerDatabase: number;
   /** Live history feeds (`/v1/history/live`) open at once: per principal, and in all. */
   liveFeeds: { perPrincipal: number; max: number };
+  /** Requests one authenticated principal may have in flight at once (0: no limit); the server's own calls are not counted. */
+  requestsInFlightPerPrincipal: number;
+  /** How long a request may take to arrive, headers and body (0: no limit). */
+  requestTimeoutMs: number;
   /** How long a finished transaction stays in a process's memory after it started (0: for good); the log keeps it. */
   transactionMemorySeconds: number;
   /** Table maintenance: the default policy (table and namespace properties override it) and the workers' planner. */
@@ -295,6 +301,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataPlanePerDatabase: c.DATA_PLANE_PROCESSES_PER_DATABASE,
     dataPlaneQueuePerDatabase: c.DATA_PLANE_QUEUE_PER_DATABASE,
     liveFeeds: { perPrincipal: c.LIVE_FEEDS_PER_PRINCIPAL, max: c.LIVE_FEEDS_MAX },
+    requestsInFlightPerPrincipal: c.REQUESTS_IN_FLIGHT_PER_PRINCIPAL,
+    requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     transactionMemorySeconds: c.TRANSACTION_MEMORY_SECONDS,
     maintenance: {
       planner: c.MAINTENANCE_PLANNER,

@@ -11,17 +11,45 @@ export interface BodyReading {
   failed?(): void;
 }
 
+/** REQUEST_TIMEOUT_MS: how long a request may take to arrive, counted from its arrival; 0: no limit. */
+let arrivalLimitMs = 0;
+
+export function limitBodyArrival(ms: number): void {
+  arrivalLimitMs = ms;
+}
+
+/** A body still arriving at REQUEST_TIMEOUT_MS: 408 code 13, and the connection closed after the answer. */
+export class BodyTimeout extends Error {
+  readonly code = 'LANCE_BODY_TIMEOUT';
+  readonly statusCode = 408;
+  readonly closeConnection = true;
+}
+
 /**
  * Reads a body for a content-type parser, chunk by chunk into `reading`, then its end. A refused
  * body is read on and thrown away, so the caller, still sending, gets the answer; one that breaks
- * off (its caller gone, or too slow) is a malformed request (400), as Fastify's own reader has it,
- * not an internal error.
+ * off (its caller gone) is a malformed request (400), as Fastify's own reader has it, not an
+ * internal error. One still arriving REQUEST_TIMEOUT_MS after its request came is cut off: a body
+ * sent a byte at a time would otherwise hold its connection, and a principal's place among the
+ * requests in flight, for as long as its sender likes.
  */
 export function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream, reading: BodyReading, done: (error: Error | null, body?: unknown) => void): void {
   let finished = false;
+  const left = arrivalLimitMs > 0 ? arrivalLimitMs - (performance.now() - (request.arrivedAt ?? performance.now())) : undefined;
+  const timer =
+    left === undefined
+      ? undefined
+      : setTimeout(() => {
+          if (finished) return;
+          finished = true;
+          payload.removeListener('data', onData);
+          reading.failed?.();
+          done(new BodyTimeout(`the request body was still arriving after ${arrivalLimitMs} ms (REQUEST_TIMEOUT_MS)`));
+        }, Math.max(0, left));
   const finish = (error: Error | null, body?: unknown) => {
     if (finished) return;
     finished = true;
+    if (timer) clearTimeout(timer);
     payload.removeListener('data', onData);
     if (error) {
       reading.failed?.();

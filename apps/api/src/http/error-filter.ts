@@ -23,6 +23,8 @@ function fromFastify(e: { code?: string; statusCode?: number; message: string })
       return [413, { error: 'request body is larger than the configured BODY_LIMIT', code: ErrorCode.InvalidInput }];
     case 'LANCE_JSON_BODY_TOO_LARGE':
       return [413, { error: e.message, code: ErrorCode.InvalidInput }];
+    case 'LANCE_BODY_TIMEOUT':
+      return [408, { error: e.message, code: ErrorCode.InvalidInput }];
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_TYPE':
       return [415, { error: `unsupported content type: ${e.message}`, code: ErrorCode.InvalidInput }];
@@ -54,6 +56,8 @@ export class ErrorFilter implements ExceptionFilter {
     // Fastify closes the connection after a refused body, lest the caller send more; a body this
     // server reads on and throws away (json-body-parser.ts) lets the caller, still sending, read the answer.
     if (draining.has(request.raw)) void reply.removeHeader('connection');
+    // A body cut off as it arrived: what is still on its way would be read as the next request.
+    if ((exception as { closeConnection?: boolean }).closeConnection) void reply.header('connection', 'close');
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 

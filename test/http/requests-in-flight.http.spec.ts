@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { Api } from '../support/http';
+import { RunningServer, startServer } from '../support/server';
+
+const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
+const KEYS = { hog: 'hog-key-0123456789abcdef', other: 'other-key-0123456789abcdef' };
+
+/** A request whose body never finishes arriving: headers, then the first bytes of a longer body. */
+function heldOpen(url: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/v1/namespace/n/describe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '4000', 'x-api-key': key },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.write('{"identity":');
+  });
+}
+
+/**
+ * One principal cannot hold every connection: its requests in flight are bounded
+ * (REQUESTS_IN_FLIGHT_PER_PRINCIPAL), and a request whose body crawls in ends at REQUEST_TIMEOUT_MS.
+ */
+describe('requests in flight per principal, and the time a request may take to arrive', () => {
+  let server: RunningServer;
+  const as = (key: string) => new Api(server.url, { 'x-api-key': key });
+
+  beforeAll(async () => {
+    server = await startServer({
+      entry: 'api',
+      env: {
+        AUTH_API_KEYS: JSON.stringify([
+          { principal: 'hog', sha256: sha256(KEYS.hog), databases: ['default'], level: 'read' },
+          { principal: 'other', sha256: sha256(KEYS.other), databases: ['default'], level: 'admin' },
+        ]),
+        REQUESTS_IN_FLIGHT_PER_PRINCIPAL: '3',
+        REQUEST_TIMEOUT_MS: '2000',
+      },
+    });
+    expect((await as(KEYS.other).post('/v1/namespace/n/create', {})).status).toBe(200);
+  });
+  afterAll(() => server?.stop());
+
+  it('refuses a principal past its requests in flight while others are served, and ends bodies that do not arrive', async () => {
+    const started = Date.now();
+    const held = [heldOpen(server.url, KEYS.hog), heldOpen(server.url, KEYS.hog), heldOpen(server.url, KEYS.hog)];
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await as(KEYS.hog).post('/v1/namespace/n/describe', {});
+    expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([429, 21, '1']);
+    expect(refused.body.error).toContain('hog already has 3 requests in flight');
+    expect((await as(KEYS.other).post('/v1/namespace/n/describe', {})).status).toBe(200);
+    // The held requests end at the timeout, answered 408 code 13; the principal is served again.
+    for (const answer of await Promise.all(held)) {
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.body).code).toBe(13);
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await as(KEYS.hog).post('/v1/namespace/n/describe', {})).status).toBe(200);
+  });
+});
