@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { versionOfManifestName } from '@app/catalog';
@@ -147,5 +148,21 @@ describe('lance-catalog: export, import, verify, recover', () => {
 
     const text = await lanceCatalog(['verify'], embedded());
     expect(text.stdout.split('\n').filter((l) => /^(missing-|index-|tag|orphan-|branch|manifest-)/.test(l))).toHaveLength(5);
+
+    // The log itself damaged, on a copy: an event gone, and one whose type no catalog writes.
+    const damaged = join(dataDir, 'damaged-log');
+    mkdirSync(damaged);
+    for (const file of readdirSync(dataDir).filter((f) => f.startsWith('events.sqlite3'))) copyFileSync(join(dataDir, file), join(damaged, file));
+    const db = new Database(join(damaged, 'events.sqlite3'));
+    db.prepare("DELETE FROM events WHERE stream_id = 'catalog-default' AND revision = 4").run();
+    db.prepare("UPDATE events SET type = 'NoSuchEvent' WHERE stream_id = 'catalog-default' AND revision = 6").run();
+    db.close();
+    const gaps = await lanceCatalog(['verify', '--json'], { EVENT_STORE: 'embedded', DATA_DIR: damaged, WAREHOUSE: join(dataDir, 'warehouse') });
+    expect(gaps.code).toBe(1);
+    const logFindings = gaps.json.found.filter((f: { kind: string }) => f.kind === 'log-gap' || f.kind === 'unknown-event');
+    expect(logFindings.map((f: { kind: string; problem: string }) => [f.kind, f.problem.slice(0, 40)])).toEqual([
+      ['log-gap', 'revision 5 follows revision 3: events ar'],
+      ['unknown-event', 'the event at revision 6 has a type no ve'],
+    ]);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { CatalogEvent } from '@app/catalog';
+import { CATALOG_EVENT_TYPES, CatalogEvent } from '@app/catalog';
 import { replayLog } from '@app/projections';
 import { Warehouse } from '@app/storage';
 import { CatalogCheck, Finding, RecordedTags } from './catalog-check';
@@ -27,8 +27,32 @@ Exit status 0: nothing found; 1: findings.`,
     const findings: Finding[] = [];
     try {
       const tags: RecordedTags = new Map();
+      // The log itself first: each database's revisions follow on from 0, and every event is one the catalog knows.
+      const known = new Set<string>(CATALOG_EVENT_TYPES);
+      const lastRevision = new Map<string, number>();
       const { events, states } = await replayLog(store, config.transactionMemorySeconds * 1000, {
-        onEvent: (recorded) => {
+        onEvent: (recorded, database) => {
+          const previous = lastRevision.get(database) ?? -1;
+          lastRevision.set(database, recorded.revision);
+          const location = `${shown(config.eventStore)}, stream ${recorded.streamId}`;
+          if (recorded.revision !== previous + 1) {
+            findings.push({
+              kind: 'log-gap',
+              database,
+              location,
+              problem: `revision ${recorded.revision} follows revision ${previous}: events are missing from the log, and what they recorded is missing from the catalog`,
+              action: 'restore the event store from a backup (lance-catalog import of an export), or rebuild it from the warehouse (lance-catalog recover)',
+            });
+          }
+          if (!known.has(recorded.type)) {
+            findings.push({
+              kind: 'unknown-event',
+              database,
+              location,
+              problem: `the event at revision ${recorded.revision} has a type no version of this catalog writes, '${recorded.type}': what it recorded is not in the catalog`,
+              action: 'restore the event store from a backup, or rebuild it from the warehouse (lance-catalog recover)',
+            });
+          }
           const event = recorded as unknown as CatalogEvent;
           if (event.type !== 'TableTagChanged') return;
           const d = event.data;

@@ -43,7 +43,12 @@ export async function replayLog(
       if (database === undefined) continue;
       let state = states.get(database);
       if (!state) states.set(database, (state = new CatalogState()));
-      foldRecorded(state, envelopeOf(recorded), transactionMemoryMs);
+      try {
+        foldRecorded(state, envelopeOf(recorded), transactionMemoryMs);
+      } catch (e) {
+        // Which event, for whoever must mend the log: the fold's own message names none.
+        throw new Error(`the event at revision ${recorded.revision} of stream ${recorded.streamId} (${recorded.type}) cannot be folded: ${(e as Error).message}`);
+      }
       options.onEvent?.(recorded, database);
       events++;
     }
