@@ -5,6 +5,8 @@ import { Api } from '../support/http';
 import { StoredMessage, eventually, jetStreamMessages } from '../support/jetstream';
 import { NatsServer, startNats } from '../support/nats';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
+import { lanceCatalog } from '../support/operator';
+import { createTestDatabase } from '../support/postgres';
 import { WebhookReceiver, startWebhookReceiver } from '../support/webhook-receiver';
 
 const STREAM = 'FEED_TEST';
@@ -184,5 +186,55 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
     const metrics = (await api.get('/metrics')).text;
     expect(metrics).toMatch(/lance_catalog_change_feed_lag_events\{sink="nats"\} 0/);
     expect(metrics).toMatch(/lance_catalog_change_feed_published_total\{sink="webhook"\} \d+/);
+  });
+
+  it('goes on at once after the log moves to another event store (lance-catalog migrate), whose positions are not the old ones', async () => {
+    const before = await head();
+    const target = await createTestDatabase('feed');
+    try {
+      // As README runs it: while the replicas serve, whose feed then follows the old log past the
+      // operator's own events (the write freeze), which the new log does not hold.
+      const migrated = await lanceCatalog(['migrate', '--to', target.url], { EVENT_STORE: 'embedded', DATA_DIR: dataDir });
+      expect(migrated.code).toBe(0);
+      await new Promise((r) => setTimeout(r, 2500));
+      await Promise.all([a.stop(), b.stop()]);
+      a = await startServer({ dataDir, entry: 'api', env: { ...env(), EVENT_STORE: target.url } });
+      b = a;
+      api = new Api(a.url);
+      expect(await head()).toBe(before);
+      // Once the replica publishes and has read its streams up to their heads, a new event reaches it only through the log's subscription.
+      const publishing = Date.now();
+      while (!a.output().includes('publishing from this replica') && Date.now() - publishing < 10_000) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await api.post('/v1/namespace/moved0/create', {})).status).toBe(200);
+      // The first event after the move is published without waiting for later ones to push it out.
+      const messages = await eventually(stored, (m) => m.some((x) => x.event.sequence === before + 1), 5_000);
+      expect(inOrderOnce(messages.map((x) => x.event.sequence as number))).toHaveLength(before + 2);
+      const hooks = await eventually(async () => delivered(receiver, '/all'), (d) => d.some((r) => JSON.parse(r.body).sequence === before + 1), 5_000);
+      expect(hooks.some((r) => JSON.parse(r.body).sequence === before + 1)).toBe(true);
+    } finally {
+      await a.stop();
+      await target.drop();
+    }
+  });
+
+  it('goes on from the head of a log rebuilt from the warehouse, whose revisions are behind the checkpoints', async () => {
+    const rebuilt = await createTestDatabase('feedrecover');
+    try {
+      expect((await lanceCatalog(['recover', '--from-warehouse'], { EVENT_STORE: rebuilt.url, DATA_DIR: dataDir })).code).toBe(0);
+      a = b = await startServer({ dataDir, entry: 'api', env: { ...env(), EVENT_STORE: rebuilt.url } });
+      api = new Api(a.url);
+      const publishing = Date.now();
+      while (!a.output().includes('publishing from this replica') && Date.now() - publishing < 10_000) await new Promise((r) => setTimeout(r, 100));
+      expect(a.output()).toMatch(/checkpointed at revision \d+, past this log's head/);
+      expect((await api.post('/v1/namespace/rebuilt0/create', {})).status).toBe(200);
+      // Handed to JetStream at once (which may keep it as a duplicate of the old log's event of that id).
+      const published = () => api.get('/metrics').then((m) => Number(/lance_catalog_change_feed_published_total\{sink="nats"\} (\d+)/.exec(m.text)?.[1] ?? 0));
+      expect(await eventually(published, (n) => n === 1, 5_000)).toBe(1);
+      expect((await api.get('/metrics')).text).toMatch(/lance_catalog_change_feed_lag_events\{sink="nats"\} 0/);
+    } finally {
+      await a.stop();
+      await rebuilt.drop();
+    }
   });
 });

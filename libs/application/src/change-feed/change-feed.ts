@@ -64,14 +64,24 @@ export class ChangeFeed {
   private async begin(): Promise<void> {
     let known: string[];
     let after: bigint;
+    let head: bigint;
     try {
       [known, after] = await Promise.all([this.ledger.databases(), this.ledger.discovered()]);
+      head = await this.store.headPosition();
     } catch (e) {
-      this.options.log('warn', `change feed waits for Redis: ${String(e)}`);
+      this.options.log('warn', `change feed waits for Redis and the event store: ${String(e)}`);
       if (!this.closed) this.startTimer = setTimeout(() => void this.begin(), LEDGER_RETRY_MS);
       return;
     }
     if (this.closed) return;
+    // A position past the log's head was found in another log (the store migrated or recovered):
+    // this one's positions differ, and events appended from here would be passed over until they
+    // reached it. Each sink reads its stream by revision from its own checkpoint; new events are
+    // followed from this log's head.
+    if (after > head) {
+      this.options.log('warn', `change feed: the position found so far (${after}) is past this event store's head (${head}): following from the head`);
+      after = head;
+    }
     for (const database of known) this.feedOf(database);
     this.seenPosition = this.writtenPosition = after;
     this.subscription = this.store.subscribeToAll({ afterPosition: after }, (e) => this.onEvent(e));

@@ -107,13 +107,20 @@ export class SinkRunner {
   private async loop(): Promise<void> {
     const checkpoint = await this.retrying(() => this.ledger.checkpoint(this.database, this.target.name));
     if (checkpoint === undefined) return;
-    const last = checkpoint.revision ?? (await this.retrying(() => this.target.start()));
+    let last = checkpoint.revision ?? (await this.retrying(() => this.target.start()));
     if (last === undefined) return;
-    this.next = last + 1;
     this.failingSince = checkpoint.failingSince;
     this.lastError = checkpoint.lastError;
     const head = await this.retrying(() => this.store.streamRevision(this.stream));
     if (head === undefined) return;
+    // A checkpoint past the stream's head was written for another log (the store recovered from the
+    // warehouse, or restored from an older backup): waiting for revisions to reach it would pass over
+    // every event until then. The sink goes on from this log's head.
+    if (last > head) {
+      this.options.log('warn', `change feed: ${this.target.name} of ${this.database} was checkpointed at revision ${last}, past this log's head ${head}: going on from the head`);
+      last = head;
+    }
+    this.next = last + 1;
     this.head = Math.max(this.head, head);
     const backoff = this.target.backoffMs ?? { min: 100, max: 2000 };
     let pause = backoff.min;
