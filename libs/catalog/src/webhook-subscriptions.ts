@@ -62,6 +62,8 @@ export class WebhookSubscriptions {
 export function subscriptionTakes(s: WebhookSubscriptionSpec, event: { type: string; data: unknown }): boolean {
   if (s.eventTypes && !s.eventTypes.includes(event.type)) return false;
   if (!s.namespace) return true;
+  // A subscription's own record names the namespace it filters on, not one it is about: it is the database's.
+  if (event.type.startsWith('WebhookSubscription')) return false;
   const data = event.data as { table?: ObjectId; newTable?: ObjectId; namespace?: ObjectId; securable?: { table?: ObjectId; namespace?: ObjectId } };
   const ids = [data.table, data.newTable, data.namespace, data.securable?.table, data.securable?.namespace].filter((id): id is ObjectId => Array.isArray(id));
   return ids.some((id) => isPrefix(s.namespace!, id));

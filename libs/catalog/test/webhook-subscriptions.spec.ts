@@ -48,5 +48,9 @@ describe('webhook subscriptions', () => {
     expect(subscriptionTakes(s, { type: 'NamespaceCreated', data: { namespace: ['a'] } })).toBe(true);
     expect(subscriptionTakes(s, { type: 'TableDropped', data: { table: ['a', 't'] } })).toBe(false);
     expect(subscriptionTakes({ subscriptionId: 's', url: 'https://x/' }, { type: 'TransactionAltered', data: { transactionId: 'x' } })).toBe(true);
+    // Another subscription's record, filtered on the same namespace, is the database's: its URL is no news of the namespace.
+    const byNamespace = { subscriptionId: 's2', url: 'https://x/', namespace: ['a'] };
+    expect(subscriptionTakes(byNamespace, { type: 'WebhookSubscriptionCreated', data: { subscriptionId: 'other', url: 'https://y/', namespace: ['a'] } })).toBe(false);
+    expect(subscriptionTakes(byNamespace, { type: 'TableDropped', data: { table: ['a', 't'] } })).toBe(true);
   });
 });

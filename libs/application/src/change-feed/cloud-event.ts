@@ -10,6 +10,7 @@ function cloudEventId(database: string, revision: number): string {
 /** What a CloudEvent is about: the table, namespace, grant's securable, transaction or subscription. */
 function subjectOf(e: RecordedEvent): string | undefined {
   const data = e.data as { table?: ObjectId; namespace?: ObjectId; securable?: { table?: ObjectId; namespace?: ObjectId; database?: true }; transactionId?: string; subscriptionId?: string };
+  if (e.type.startsWith('WebhookSubscription') && data.subscriptionId) return `subscriptions/${data.subscriptionId}`;
   const id = data.table ?? data.namespace ?? data.securable?.table ?? data.securable?.namespace;
   if (id) return displayId(id);
   if (data.securable?.database) return '';
