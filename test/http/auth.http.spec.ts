@@ -154,6 +154,9 @@ describe('authentication and authorization', () => {
         expect((r.body as { error: string }).error).toContain("holds '%'");
       }
     }
+    // A fragment Lance would drop (`...#x` opens what comes before it) is refused the same way.
+    const fragment = await sales.post('/v1/table/loot$escaped/declare', { location: `${root}/sales/loot/f.lance#x` });
+    expect([fragment.status, fragment.body.code, fragment.body.error.includes("holds '#'")]).toEqual([400, 13, true]);
     expect((await sales.post('/v1/table/loot$escaped/exists', {})).status).toBe(404);
     // A symlink inside one's own root that leads into another database's is followed and refused.
     mkdirSync(`${root}/sales/loot`, { recursive: true });

@@ -54,6 +54,22 @@ describe('requests in flight per principal, and the time a request may take to a
     const refused = await as(KEYS.hog).post('/v1/namespace/n/describe', {});
     expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([429, 21, '1']);
     expect(refused.body.error).toContain('hog already has 3 requests in flight');
+    // Refused with its body still to come, the connection is closed after the answer: uncounted, it would hold on.
+    const closedAt = await new Promise<{ status: number; ms: number }>((resolve, reject) => {
+      const sent = Date.now();
+      let status = 0;
+      const req = httpRequest(`${server.url}/v1/namespace/n/describe`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100000', 'x-api-key': KEYS.hog } });
+      req.on('response', (res) => {
+        status = res.statusCode!;
+        res.resume();
+      });
+      req.on('close', () => resolve({ status, ms: Date.now() - sent }));
+      req.on('error', () => resolve({ status, ms: Date.now() - sent }));
+      req.write('{"a":');
+      setTimeout(() => reject(new Error('the refused connection stayed open')), 5000).unref();
+    });
+    expect(closedAt.status).toBe(429);
+    expect(closedAt.ms).toBeLessThan(1500);
     expect((await as(KEYS.other).post('/v1/namespace/n/describe', {})).status).toBe(200);
     // The held requests end at the timeout, answered 408 code 13; the principal is served again.
     for (const answer of await Promise.all(held)) {

@@ -199,7 +199,7 @@ export interface AppConfig {
   liveFeeds: { perPrincipal: number; max: number };
   /** Requests one authenticated principal may have in flight at once (0: no limit); the server's own calls are not counted. */
   requestsInFlightPerPrincipal: number;
-  /** How long a request may take to arrive, headers and body (0: no limit). */
+  /** How long a request's body may take to arrive, from the request's arrival (0: no limit). */
   requestTimeoutMs: number;
   /** How long a finished transaction stays in a process's memory after it started (0: for good); the log keeps it. */
   transactionMemorySeconds: number;

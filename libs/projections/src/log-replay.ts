@@ -47,7 +47,7 @@ export async function replayLog(
         foldRecorded(state, envelopeOf(recorded), transactionMemoryMs);
       } catch (e) {
         // Which event, for whoever must mend the log: the fold's own message names none.
-        throw new Error(`the event at revision ${recorded.revision} of stream ${recorded.streamId} (${recorded.type}) cannot be folded: ${(e as Error).message}`);
+        throw new Error(`the event at revision ${recorded.revision} of stream ${recorded.streamId} (${recorded.type}) cannot be folded: ${(e as Error).message}`, { cause: e });
       }
       options.onEvent?.(recorded, database);
       events++;

@@ -65,10 +65,12 @@ export class Warehouse {
    */
   async resolveClientLocation(location: string, database: string): Promise<string> {
     if (location.includes('\u0000')) throw invalidInput('location contains a NUL byte');
-    // Lance decodes percent-escapes (`%2F`, `%2e%2e`) where these checks would read them as they
-    // are: the folder it opened would not be the one judged here.
-    if (location.includes('%')) {
-      throw invalidInput(`location '${location}' holds '%': Lance decodes percent-escapes, so name the location as it is, without any`);
+    // Lance reads a location as a URL: it decodes percent-escapes (`%2F`, `%2e%2e`) and drops a
+    // fragment (`#...`) where these checks would read them as they are: the folder it opened would
+    // not be the one judged here.
+    const read = ['%', '#'].find((c) => location.includes(c));
+    if (read) {
+      throw invalidInput(`location '${location}' holds '${read}', which Lance reads as part of a URL (an escape, a fragment); name the location without any`);
     }
     // No file system names a folder longer than 255 bytes; the store's keys are bounded as well.
     if (location.split(/[/\\]/).some((segment) => Buffer.byteLength(segment) > 255)) {

@@ -71,6 +71,8 @@ export function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream
     finish(e);
   });
   payload.once('end', () => {
+    // Cut off at the timeout already: its reading is over, and what it took was given back.
+    if (finished) return;
     let body: unknown;
     try {
       body = reading.end();

@@ -18,9 +18,10 @@ export function requestsInFlight(max: number): (request: FastifyRequest, reply: 
     const now = held.get(name) ?? 0;
     if (now >= max) {
       void reply.header('retry-after', '1');
-      return new CatalogError(
-        ErrorCode.Throttling,
-        `${name} already has ${now} requests in flight, the most one principal may (REQUESTS_IN_FLIGHT_PER_PRINCIPAL); wait for some to finish`,
+      // Closed after the answer: its body, never read, would otherwise hold the connection uncounted.
+      return Object.assign(
+        new CatalogError(ErrorCode.Throttling, `${name} already has ${now} requests in flight, the most one principal may (REQUESTS_IN_FLIGHT_PER_PRINCIPAL); wait for some to finish`),
+        { closeConnection: true },
       );
     }
     held.set(name, now + 1);
