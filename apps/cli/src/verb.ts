@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { AppConfig } from '@app/config';
-import { EventStore, createEventStore, redactedUrl } from '@app/event-store';
+import { EventStore, createEventStore, embeddedStoreFile, redactedUrl } from '@app/event-store';
 import { CommandFailure, EXIT } from './exit-codes';
 
 export interface VerbContext {
@@ -38,7 +37,7 @@ export function openStore(setting: string, config: AppConfig): EventStore {
  * file, so a mistyped DATA_DIR would otherwise be read as an empty catalog (exit 2 instead).
  */
 export function openExistingStore(setting: string, config: AppConfig): EventStore {
-  const file = join(config.dataDir, 'events.sqlite3');
+  const file = embeddedStoreFile(config.dataDir);
   if (setting === 'embedded' && !existsSync(file)) {
     throw new CommandFailure(EXIT.usage, `there is no embedded event store at ${file}: set DATA_DIR to the data directory of the catalog to read`);
   }

@@ -206,12 +206,7 @@ export class VersionService {
     const table = (await this.view(ctx)).table(id);
     const line = table?.managedVersioning ? findLine(table, branch) : undefined;
     if (!table || !line || versionsInRanges(line, ranges).length === 0) return new Map();
-    const tagged = new Map<number, string>();
-    for (const name of await this.tags.names(table.location)) {
-      const tag = await this.tags.get(table.location, name).catch(() => undefined);
-      if (tag && (tag.branch ?? undefined) === branch) tagged.set(tag.version, name);
-    }
-    return tagged;
+    return this.tags.versionsTagged(table.location, branch);
   }
 
   batchCreateTableVersions(ctx: RequestContext, entries: CreateTableVersion[]) {

@@ -142,6 +142,17 @@ export function isStagingNameOf(name: string, version: number): boolean {
 }
 
 /**
+ * Whether `staging` is a staging manifest of the version `final` names, beside it: the same
+ * directory (local paths and object keys alike are `/`-separated) and a staging name of that version.
+ */
+export function isStagingManifestOf(staging: string, final: string): boolean {
+  const dir = final.slice(0, final.lastIndexOf('/') + 1);
+  const name = staging.slice(dir.length);
+  const version = versionOfManifestName(final.slice(dir.length))?.version;
+  return version !== undefined && staging.startsWith(dir) && !name.includes('/') && isStagingNameOf(name, version);
+}
+
+/**
  * Where the staging manifest must be finalised. The staging file must sit in the table's own
  * `_versions/` directory, so a client cannot make the server copy files from anywhere else, and be
  * named as Lance names a staging manifest of this very version (its final name, in either naming

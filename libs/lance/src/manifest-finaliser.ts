@@ -1,7 +1,7 @@
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
-import { CatalogError, ErrorCode, VersionRecord, invalidInput, isStagingNameOf, versionOfManifestName } from '@app/catalog';
+import { dirname } from 'node:path';
+import { CatalogError, ErrorCode, VersionRecord, invalidInput, isStagingManifestOf } from '@app/catalog';
 import { DirectorySyncs, syncPath } from './durable-files';
 import { refuseForeignReferences } from './manifest-references';
 import type { CheckedManifest } from './stored-manifests';
@@ -141,8 +141,7 @@ export class LocalManifestFinaliser implements ManifestFinaliser {
    * client naming some other file as its staging manifest must not get it deleted.
    */
   release({ staging, path: final }: FinalisedManifest): void {
-    const version = versionOfManifestName(basename(final))?.version;
-    if (dirname(staging) !== dirname(final) || version === undefined || !isStagingNameOf(basename(staging), version)) return;
+    if (!isStagingManifestOf(staging, final)) return;
     if (this.released.push(staging) === 1) setImmediate(() => this.removeReleased());
   }
 

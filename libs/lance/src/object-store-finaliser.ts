@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode, VersionRecord, invalidInput, isStagingNameOf, versionOfManifestName } from '@app/catalog';
+import { CatalogError, ErrorCode, VersionRecord, invalidInput, isStagingManifestOf } from '@app/catalog';
 import { StorageUnavailableError, Warehouse } from '@app/storage';
 import { FinalisedManifest, ManifestFinaliser, StagingCheck } from './manifest-finaliser';
 import { checkStoredManifest } from './stored-manifests';
@@ -166,9 +166,7 @@ export class ObjectStoreManifestFinaliser implements ManifestFinaliser {
 
   /** Only a name of Lance's staging form (the final name, in either scheme, plus `-<uuid>`) beside the final one is removed. */
   private async removeStaging({ staging, path: final }: FinalisedManifest): Promise<void> {
-    const dir = final.slice(0, final.lastIndexOf('/') + 1);
-    const version = versionOfManifestName(final.slice(dir.length))?.version;
-    if (version === undefined || !staging.startsWith(dir) || !isStagingNameOf(staging.slice(dir.length), version) || staging.slice(dir.length).includes('/')) return;
+    if (!isStagingManifestOf(staging, final)) return;
     await this.warehouse.files.remove(staging);
   }
 

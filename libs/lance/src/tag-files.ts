@@ -30,8 +30,21 @@ export class TagFiles {
     return tags;
   }
 
+  /**
+   * The versions of a line (`branch`, absent: main) its tags point at, each with a tag's name. A tag
+   * file that cannot be read points at nothing, as Lance cannot read it either.
+   */
+  async versionsTagged(location: string, branch: string | undefined): Promise<Map<number, string>> {
+    const tagged = new Map<number, string>();
+    for (const name of await this.names(location)) {
+      const tag = await this.get(location, name).catch(() => undefined);
+      if (tag && (tag.branch ?? undefined) === branch) tagged.set(tag.version, name);
+    }
+    return tagged;
+  }
+
   /** The names of the table's tags, as their files in `_refs/tags/` give them. */
-  async names(location: string): Promise<string[]> {
+  private async names(location: string): Promise<string[]> {
     return (await this.files.list(tagRefsDir(location))).map((file) => refNameOf(file.name)).filter((tag): tag is string => tag !== undefined);
   }
 

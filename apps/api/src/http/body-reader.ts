@@ -39,21 +39,16 @@ export function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream
   const timer =
     left === undefined
       ? undefined
-      : setTimeout(() => {
-          if (finished) return;
-          finished = true;
-          payload.removeListener('data', onData);
-          reading.failed?.();
-          done(new BodyTimeout(`the request body was still arriving after ${arrivalLimitMs} ms (REQUEST_TIMEOUT_MS)`));
-        }, Math.max(0, left));
+      : setTimeout(() => finish(new BodyTimeout(`the request body was still arriving after ${arrivalLimitMs} ms (REQUEST_TIMEOUT_MS)`)), Math.max(0, left));
   const finish = (error: Error | null, body?: unknown) => {
     if (finished) return;
     finished = true;
-    if (timer) clearTimeout(timer);
+    clearTimeout(timer);
     payload.removeListener('data', onData);
     if (error) {
       reading.failed?.();
-      readOnAndDrop(request, payload);
+      // A body cut off at the timeout is not read on: its connection closes after the answer.
+      if (!(error instanceof BodyTimeout)) readOnAndDrop(request, payload);
     }
     done(error, body);
   };
