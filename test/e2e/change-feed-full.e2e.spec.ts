@@ -10,7 +10,7 @@ import { CloudEvent } from 'cloudevents';
 import { Webhook } from 'standardwebhooks';
 import * as lancedb from '@lancedb/lancedb';
 import { Api } from '../support/http';
-import { eventually, jetStreamMessages } from '../support/jetstream';
+import { eventually, jetStreamMessages, revisionOf } from '../support/jetstream';
 import { NatsServer, startNats } from '../support/nats';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
 import { ReceivedWebhook, WebhookReceiver, startWebhookReceiver } from '../support/webhook-receiver';
@@ -136,14 +136,14 @@ describe('the change feed under NATS restarts, a failing receiver and a SIGKILLe
     );
     const natsSettled = (Date.now() - settleStarted) / 1000;
     const main = () => receiver.received.filter((r) => r.path === '/main');
-    await eventually(async () => main(), (d) => firstSightings(d.map((r) => JSON.parse(r.body).sequence)).order.length >= head + 1, 300_000, 1000);
+    await eventually(async () => main(), (d) => firstSightings(d.map((r) => revisionOf(JSON.parse(r.body)))).order.length >= head + 1, 300_000, 1000);
     const webhookSettled = (Date.now() - settleStarted) / 1000;
 
     // JetStream: each revision once (its dedup dropped every republished one), in log order.
-    expect(messages.map((m) => m.event.sequence)).toEqual(upTo(head));
+    expect(messages.map((m) => revisionOf(m.event))).toEqual(upTo(head));
     for (const m of messages) {
       expect(new CloudEvent(m.event as never).validate()).toBe(true);
-      expect(m.msgId).toBe(`${DATABASE}:${m.event.sequence}`);
+      expect(m.msgId).toBe(m.event.id);
     }
     // The receiver: every revision, first seen in log order, each signed and valid.
     const check = (deliveries: ReceivedWebhook[]) => {
@@ -151,7 +151,7 @@ describe('the change feed under NATS restarts, a failing receiver and a SIGKILLe
         const event = verifier.verify(r.body, r.headers as Record<string, string>) as Record<string, unknown>;
         expect(new CloudEvent(event as never).validate()).toBe(true);
       }
-      return firstSightings(deliveries.map((r) => JSON.parse(r.body).sequence));
+      return firstSightings(deliveries.map((r) => revisionOf(JSON.parse(r.body))));
     };
     const delivered = check(main());
     expect(delivered.order).toEqual(upTo(head));
@@ -168,7 +168,7 @@ describe('the change feed under NATS restarts, a failing receiver and a SIGKILLe
     );
     const lateSeconds = (Date.now() - lateStarted) / 1000;
     for (const r of lateDeliveries) lateVerifier.verify(r.body, r.headers as Record<string, string>);
-    expect(lateDeliveries.slice(0, head + 1).map((r) => JSON.parse(r.body).sequence)).toEqual(upTo(head));
+    expect(lateDeliveries.slice(0, head + 1).map((r) => revisionOf(JSON.parse(r.body)))).toEqual(upTo(head));
 
     console.log(
       [

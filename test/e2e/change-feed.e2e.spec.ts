@@ -2,7 +2,7 @@ import { CloudEvent } from 'cloudevents';
 import { Webhook } from 'standardwebhooks';
 import * as lancedb from '@lancedb/lancedb';
 import { Api } from '../support/http';
-import { StoredMessage, eventually, jetStreamMessages } from '../support/jetstream';
+import { StoredMessage, eventually, jetStreamMessages, revisionOf } from '../support/jetstream';
 import { NatsServer, startNats } from '../support/nats';
 import { RunningServer, startServer, tempDataDir } from '../support/server';
 import { lanceCatalog } from '../support/operator';
@@ -49,7 +49,7 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
   const stored = () => jetStreamMessages(nats.url, STREAM, DATABASE);
   const allStored = async () => {
     const h = await head();
-    return eventually(stored, (m) => inOrderOnce(m.map((x) => x.event.sequence as number)).length === h + 1, 30_000);
+    return eventually(stored, (m) => inOrderOnce(m.map((x) => revisionOf(x.event))).length === h + 1, 30_000);
   };
 
   beforeAll(async () => {
@@ -75,15 +75,15 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
     db.close();
     const messages = await allStored();
     const h = await head();
-    expect(messages.map((m) => m.event.sequence)).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
+    expect(messages.map((m) => revisionOf(m.event))).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
     const history = (await api.get(`/v1/history/database?limit=1000`)).body.events as Array<{ revision: number; type: string; transaction_id: string }>;
     for (const m of messages) {
       const event = new CloudEvent(m.event as never);
       expect(event.validate()).toBe(true);
-      const entry = history[m.event.sequence as number];
+      const entry = history[revisionOf(m.event)];
       expect(m.event).toMatchObject({
         specversion: '1.0',
-        id: `${DATABASE}:${entry.revision}`,
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
         source: `/databases/${DATABASE}`,
         type: `lance.catalog.${entry.type}`,
         datacontenttype: 'application/json',
@@ -93,6 +93,8 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       expect(m.subject).toBe(`lance.catalog.${DATABASE}.${entry.type}`);
       expect(m.contentType).toBe('application/cloudevents+json');
     }
+    // Each event its own id: the log's id of the event, never its revision (see the recover test below).
+    expect(new Set(messages.map((m) => m.event.id)).size).toBe(messages.length);
     const version = messages.find((m) => m.event.type === 'lance.catalog.TableVersionCreated')!;
     expect(version.event.subject).toBe('feed$t');
     expect(typeof version.event.time).toBe('string');
@@ -111,7 +113,7 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       expect(new CloudEvent(event as never).validate()).toBe(true);
       expect(r.headers['content-type']).toMatch(/^application\/cloudevents\+json/);
       expect(r.headers['webhook-id']).toBe(event.id);
-      return event.sequence as number;
+      return revisionOf(event);
     });
     expect(revisions.slice(0, h + 1)).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
     // A signature made with another secret does not verify.
@@ -175,13 +177,14 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
     const messages = await allStored();
     const h = await head();
     // JetStream dropped every republished message as a duplicate: each revision once, in order.
-    expect(messages.map((m: StoredMessage) => m.event.sequence)).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
-    const all = await eventually(async () => delivered(receiver, '/all'), (d) => inOrderOnce(d.map((r) => JSON.parse(r.body).sequence)).length === h + 1);
-    expect(inOrderOnce(all.map((r) => JSON.parse(r.body).sequence))).toHaveLength(h + 1);
+    expect(messages.map((m: StoredMessage) => revisionOf(m.event))).toEqual(Array.from({ length: h + 1 }, (_, i) => i));
+    const all = await eventually(async () => delivered(receiver, '/all'), (d) => inOrderOnce(d.map((r) => revisionOf(JSON.parse(r.body)))).length === h + 1);
+    expect(inOrderOnce(all.map((r) => revisionOf(JSON.parse(r.body))))).toHaveLength(h + 1);
     // Another database's events go to its own subjects, and never to this database's subscriptions.
     expect((await api.post('/v1/namespace/theirs/create', {}, { 'x-lance-database': 'elsewhere' })).status).toBe(200);
     const theirs = await eventually(() => jetStreamMessages(nats.url, STREAM, 'elsewhere'), (m) => m.length === 1);
-    expect(theirs.map((m) => [m.subject, m.event.id, m.event.source])).toEqual([['lance.catalog.elsewhere.NamespaceCreated', 'elsewhere:0', '/databases/elsewhere']]);
+    expect(theirs.map((m) => [m.subject, revisionOf(m.event), m.event.source])).toEqual([['lance.catalog.elsewhere.NamespaceCreated', 0, '/databases/elsewhere']]);
+    expect(messages.map((m) => m.event.id)).not.toContain(theirs[0].event.id);
     expect(receiver.received.some((r) => JSON.parse(r.body).source !== `/databases/${DATABASE}`)).toBe(false);
     const metrics = (await api.get('/metrics')).text;
     expect(metrics).toMatch(/lance_catalog_change_feed_lag_events\{sink="nats"\} 0/);
@@ -208,10 +211,10 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       await new Promise((r) => setTimeout(r, 500));
       expect((await api.post('/v1/namespace/moved0/create', {})).status).toBe(200);
       // The first event after the move is published without waiting for later ones to push it out.
-      const messages = await eventually(stored, (m) => m.some((x) => x.event.sequence === before + 1), 5_000);
-      expect(inOrderOnce(messages.map((x) => x.event.sequence as number))).toHaveLength(before + 2);
-      const hooks = await eventually(async () => delivered(receiver, '/all'), (d) => d.some((r) => JSON.parse(r.body).sequence === before + 1), 5_000);
-      expect(hooks.some((r) => JSON.parse(r.body).sequence === before + 1)).toBe(true);
+      const messages = await eventually(stored, (m) => m.some((x) => revisionOf(x.event) === before + 1), 5_000);
+      expect(inOrderOnce(messages.map((x) => revisionOf(x.event)))).toHaveLength(before + 2);
+      const hooks = await eventually(async () => delivered(receiver, '/all'), (d) => d.some((r) => revisionOf(JSON.parse(r.body)) === before + 1), 5_000);
+      expect(hooks.some((r) => revisionOf(JSON.parse(r.body)) === before + 1)).toBe(true);
     } finally {
       await a.stop();
       await target.drop();
@@ -227,11 +230,19 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       const publishing = Date.now();
       while (!a.output().includes('publishing from this replica') && Date.now() - publishing < 10_000) await new Promise((r) => setTimeout(r, 100));
       expect(a.output()).toMatch(/checkpointed at revision \d+, past this log's head/);
+      const before = await stored();
       expect((await api.post('/v1/namespace/rebuilt0/create', {})).status).toBe(200);
-      // Handed to JetStream at once (which may keep it as a duplicate of the old log's event of that id).
       const published = () => api.get('/metrics').then((m) => Number(/lance_catalog_change_feed_published_total\{sink="nats"\} (\d+)/.exec(m.text)?.[1] ?? 0));
       expect(await eventually(published, (n) => n === 1, 5_000)).toBe(1);
       expect((await api.get('/metrics')).text).toMatch(/lance_catalog_change_feed_lag_events\{sink="nats"\} 0/);
+      // Its revision is one the old log's events had: JetStream keeps it all the same, as an event of its own.
+      const isNew = (m: StoredMessage) => (m.event.data as { data: { namespace?: string[] } }).data.namespace?.[0] === 'rebuilt0';
+      const after = await eventually(stored, (m) => m.some(isNew), 5_000);
+      expect(after.filter(isNew)).toHaveLength(1);
+      const rebuilt0 = after.find(isNew)!;
+      expect(revisionOf(rebuilt0.event)).toBeLessThanOrEqual(Math.max(...before.map((m) => revisionOf(m.event))));
+      expect(before.map((m) => m.event.id)).not.toContain(rebuilt0.event.id);
+      expect(after).toHaveLength(before.length + 1);
     } finally {
       await a.stop();
       await rebuilt.drop();

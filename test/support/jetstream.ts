@@ -8,6 +8,16 @@ export interface StoredMessage {
   event: Record<string, unknown>;
 }
 
+/**
+ * The revision a CloudEvent's `sequence` extension carries: a string of 20 decimal digits (the
+ * extension's lexicographic order), refused in any other form.
+ */
+export function revisionOf(event: { sequence?: unknown }): number {
+  const sequence = event.sequence;
+  if (typeof sequence !== 'string' || !/^\d{20}$/.test(sequence)) throw new Error(`sequence ${JSON.stringify(sequence)} is not 20 decimal digits`);
+  return Number(sequence);
+}
+
 /** Every message a JetStream stream holds on a database's subjects, in the stream's order. */
 export async function jetStreamMessages(url: string, stream: string, database: string): Promise<StoredMessage[]> {
   const nc = await connect({ servers: url, timeout: 5000 });

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { Api } from '../http';
-import { jetStreamMessages } from '../jetstream';
+import { jetStreamMessages, revisionOf } from '../jetstream';
 import { WebhookReceiver } from '../webhook-receiver';
 import { settled, sleep } from './context';
 
@@ -36,10 +36,10 @@ export async function checkFeed(api: Api, nats: { url: string; stream: string },
   });
   const revisions = head + 1;
   const deadline = Date.now() + waitMs;
-  const sightings = () => receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body).sequence as number);
+  const sightings = () => receiver.received.filter((r) => r.path === path).map((r) => revisionOf(JSON.parse(r.body)));
   let stored: number[] = [];
   for (;;) {
-    stored = (await jetStreamMessages(nats.url, nats.stream, 'default').catch(() => [])).map((m) => m.event.sequence as number);
+    stored = (await jetStreamMessages(nats.url, nats.stream, 'default').catch(() => [])).map((m) => revisionOf(m.event));
     const webhook = inOrderPrefix([...new Set(sightings())]);
     if ((stored.length >= revisions && webhook >= revisions) || Date.now() > deadline) break;
     await sleep(1000);

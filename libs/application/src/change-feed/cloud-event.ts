@@ -2,9 +2,14 @@ import { CloudEvent } from 'cloudevents';
 import { EventMetadata, ObjectId, displayId } from '@app/catalog';
 import { RecordedEvent } from '@app/event-store';
 
-/** The CloudEvent id of a database's event: the same event always has the same id, wherever it is published from. */
-function cloudEventId(database: string, revision: number): string {
-  return `${database}:${revision}`;
+/**
+ * The `sequence` extension is a string that MUST order lexicographically: the revision in decimal,
+ * zero-padded to the width of the largest 64-bit position, so that `"…10"` comes after `"…9"`.
+ */
+const SEQUENCE_WIDTH = 20;
+
+function sequenceOf(revision: number): string {
+  return String(revision).padStart(SEQUENCE_WIDTH, '0');
 }
 
 /** What a CloudEvent is about: the table, namespace, grant's securable, transaction or subscription. */
@@ -29,10 +34,15 @@ export interface ChangeEventData {
 }
 
 /**
- * A log event as a CloudEvent 1.0: `id` `<database>:<revision>`, `source` `/databases/<database>`,
- * `type` `lance.catalog.<EventType>`, `subject` the table or namespace id (delimited with `$`),
- * `time` when it was recorded, the extension `sequence` its revision. Built without the package's
- * per-event schema check (the tests validate the shape); one object per event published.
+ * A log event as a CloudEvent 1.0: `id` the event's own id in the log, `source`
+ * `/databases/<database>`, `type` `lance.catalog.<EventType>`, `subject` the table or namespace id
+ * (delimited with `$`), `time` when it was recorded, the extension `sequence` its revision. The id
+ * is the stored event's, not its revision: export, import and migrate keep it, so an event
+ * published again is the same event; a log rebuilt by recover, or restored from an older backup,
+ * gives its revisions to events of its own, which must not pass for the old log's (CloudEvents:
+ * source + id unique for each distinct event; JetStream drops a message whose id it has seen).
+ * Built without the package's per-event schema check (the tests validate the shape); one object
+ * per event published.
  */
 export function toCloudEvent(database: string, e: RecordedEvent): CloudEvent<ChangeEventData> {
   const m = (e.metadata ?? {}) as EventMetadata;
@@ -40,13 +50,13 @@ export function toCloudEvent(database: string, e: RecordedEvent): CloudEvent<Cha
   return new CloudEvent<ChangeEventData>(
     {
       specversion: '1.0',
-      id: cloudEventId(database, e.revision),
+      id: e.id,
       source: `/databases/${database}`,
       type: `lance.catalog.${e.type}`,
       ...(subject !== undefined && subject !== '' ? { subject } : {}),
       time: m.occurredAt ?? e.created.toISOString(),
       datacontenttype: 'application/json',
-      sequence: e.revision,
+      sequence: sequenceOf(e.revision),
       data: {
         operation: m.operation,
         transaction_id: m.transactionId,
