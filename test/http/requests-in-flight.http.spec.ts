@@ -6,12 +6,15 @@ import { RunningServer, startServer } from '../support/server';
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 const KEYS = { hog: 'hog-key-0123456789abcdef', other: 'other-key-0123456789abcdef' };
 
-/** A request whose body never finishes arriving: headers, then the first bytes of a longer body. */
-function heldOpen(url: string, key: string): Promise<{ status: number; body: string }> {
+/**
+ * A request whose body never finishes arriving: headers, then the first bytes of a longer body.
+ * Without a key its credential could only be the body's `identity`.
+ */
+function heldOpen(url: string, key?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${url}/v1/namespace/n/describe`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': '4000', 'x-api-key': key },
+      headers: { 'content-type': 'application/json', 'content-length': '4000', ...(key ? { 'x-api-key': key } : {}) },
     });
     req.on('response', (res) => {
       let body = '';
@@ -79,5 +82,18 @@ describe('requests in flight per principal, and the time a request may take to a
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((await as(KEYS.hog).post('/v1/namespace/n/describe', {})).status).toBe(200);
+  });
+
+  it('counts requests whose credential is only in their body by the address they come from, before their body is read', async () => {
+    const held = [heldOpen(server.url), heldOpen(server.url), heldOpen(server.url)];
+    await new Promise((r) => setTimeout(r, 300));
+    const anonymous = new Api(server.url);
+    const refused = await anonymous.post('/v1/namespace/n/describe', { identity: { api_key: KEYS.other } });
+    expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([429, 21, '1']);
+    expect(refused.body.error).toContain('the address 127.0.0.1 already has 3 requests whose credential is in their body in flight');
+    // A caller naming its key in a header is its own principal's count, not the address's.
+    expect((await as(KEYS.other).post('/v1/namespace/n/describe', {})).status).toBe(200);
+    for (const answer of await Promise.all(held)) expect(answer.status).toBe(408);
+    expect((await anonymous.post('/v1/namespace/n/describe', { identity: { api_key: KEYS.other } })).status).toBe(200);
   });
 });

@@ -13,6 +13,8 @@ declare module 'fastify' {
     principal?: Principal;
     /** Judged on its headers before its body was read. */
     authenticated?: boolean;
+    /** Sent no credential header: its credential, if any, is its body's `identity`, judged once the body is read. */
+    identityInBody?: boolean;
     /**
      * Set when the credential's own level on the database is short of the route's and grants in
      * the database's log may make up for it: the edge then judges the operation's subject by them.
@@ -70,7 +72,10 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     const access = routeAccess(request);
     if (access === 'public') return done();
     const credentials = { authorization: header(request, 'authorization'), apiKey: header(request, 'x-api-key') };
-    if (credentials.authorization === undefined && credentials.apiKey === undefined && mayCarryIdentity(request)) return done();
+    if (credentials.authorization === undefined && credentials.apiKey === undefined && mayCarryIdentity(request)) {
+      request.identityInBody = true;
+      return done();
+    }
     request.authenticated = true;
     settle(() => judge(request, reply, access, credentials), done);
   };
