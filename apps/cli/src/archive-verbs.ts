@@ -2,8 +2,8 @@ import { lstatSync, statSync } from 'node:fs';
 import { CommandFailure, EXIT } from './exit-codes';
 import { withStagedArchive } from './archive-location';
 import { checkArchive, exportLog, importArchive } from './log-archive';
-import { isEmpty } from './log-copy';
 import { Progress } from './progress';
+import { loadStore, requireEmptyStore } from './store-loading';
 import { Verb, openExistingStore, openStore, shown } from './verb';
 
 const isS3 = (location: string) => /^s3:\/\//i.test(location);
@@ -64,16 +64,14 @@ once the import is done.`,
     const store = openStore(config.eventStore, config);
     const progress = new Progress('importing events', undefined, json);
     try {
-      if (!(await isEmpty(store))) {
-        throw new CommandFailure(EXIT.notEmpty, `the event store ${shown(config.eventStore)} already holds events: import only loads an empty store`);
-      }
+      await requireEmptyStore(store, config.eventStore, 'import only loads an empty store');
       const started = Date.now();
       return await withStagedArchive(from, config, 'read', async (file) => {
         const checking = new Progress('checking archive', undefined, json);
         const check = await checkArchive(file, (n) => checking.update(n));
         checking.done();
         progress.setTotal(check.events);
-        const imported = await importArchive(file, store, (n) => progress.update(n));
+        const imported = await loadStore(store, 'import', () => importArchive(file, store, (n) => progress.update(n)));
         return {
           exitCode: EXIT.ok,
           lines: [],

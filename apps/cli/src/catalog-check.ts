@@ -18,7 +18,18 @@ import { TableFiles, joinLocation } from '@app/storage';
 import { WarehouseFolders } from './warehouse-folders';
 
 export interface Finding {
-  kind: 'missing-manifest' | 'manifest-size' | 'missing-location' | 'missing-index' | 'index-files' | 'tag' | 'branch' | 'orphan-folder' | 'log-gap' | 'unknown-event';
+  kind:
+    | 'missing-manifest'
+    | 'manifest-size'
+    | 'missing-location'
+    | 'missing-index'
+    | 'index-files'
+    | 'tag'
+    | 'branch'
+    | 'orphan-folder'
+    | 'log-gap'
+    | 'unknown-event'
+    | 'unfinished-load';
   database: string;
   table?: string;
   location: string;

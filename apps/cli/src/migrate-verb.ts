@@ -2,7 +2,8 @@ import { syncJournaled } from '@app/application';
 import { EventStore, OPERATOR_STREAM, WRITE_FREEZE_POLL_MS, recordOperatorEvent } from '@app/event-store';
 import { describeDatabases, replayLog } from '@app/projections';
 import { CommandFailure, EXIT } from './exit-codes';
-import { copyLog, isEmpty } from './log-copy';
+import { copyLog } from './log-copy';
+import { markLoaded, markLoading, requireEmptyStore } from './store-loading';
 import { Progress } from './progress';
 import { Verb, openExistingStore, openStore, shown } from './verb';
 
@@ -42,7 +43,9 @@ Copies every database's events from the store --from names (default: EVENT_STORE
     const target = openSettingStore(to, config);
     const started = Date.now();
     try {
-      if (!(await isEmpty(target))) throw new CommandFailure(EXIT.notEmpty, `the event store ${shown(to)} already holds events: migrate only fills an empty store`);
+      await requireEmptyStore(target, to, 'migrate only fills an empty store');
+      // The target holds part of the catalog until the source is marked moved: no server starts on it before.
+      await markLoading(target, 'migrate');
       const progress = new Progress('copying events', undefined, json);
       let copied = 0;
       let last: bigint | undefined;
@@ -82,6 +85,7 @@ Copies every database's events from the store --from names (default: EVENT_STORE
         if (digestsEqual) {
           await recordOperatorEvent(source, { type: 'EventStoreMoved', data: { to: shown(to) } });
           if (await landedAfter(source, last)) throw new CommandFailure(EXIT.findings, LANDED_AFTER);
+          await markLoaded(target, 'migrate');
           // Manifests the source still journals (kept until the kernel writes them back) are synced
           // now: the target keeps no journal that could put them back after a crash.
           if (source.journal) await syncJournaled(source.journal);
@@ -111,7 +115,7 @@ Copies every database's events from the store --from names (default: EVENT_STORE
               `The log now lives in ${shown(to)}. Servers on ${shown(from)} refuse writes (503 code 17) until restarted with:`,
               `  EVENT_STORE=${shown(to)}`,
             ]
-          : [`The copy in ${shown(to)} does not replay to the same catalog as ${shown(from)}: writes resumed on ${shown(from)}; empty ${shown(to)} before trying again.`],
+          : [`The copy in ${shown(to)} does not replay to the same catalog as ${shown(from)}: writes resumed on ${shown(from)}; no server starts on ${shown(to)}: empty it before trying again.`],
         summary,
       };
     } finally {

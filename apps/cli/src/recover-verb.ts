@@ -3,7 +3,7 @@ import { CatalogEvent, EventMetadata } from '@app/catalog';
 import { describeDatabases, replayLog, catalogStreamOf } from '@app/projections';
 import { Warehouse } from '@app/storage';
 import { CommandFailure, EXIT } from './exit-codes';
-import { isEmpty } from './log-copy';
+import { loadStore, requireEmptyStore } from './store-loading';
 import { OrderedAppender } from './ordered-appender';
 import { Progress } from './progress';
 import { Verb, openStore, shown } from './verb';
@@ -32,7 +32,7 @@ namespaces) does not come back.`,
     const warehouse = new Warehouse(config.warehouse, config.objectStore);
     const folders = new WarehouseFolders(config);
     try {
-      if (!(await isEmpty(store))) throw new CommandFailure(EXIT.notEmpty, `the event store ${shown(config.eventStore)} already holds events: recover only fills an empty store`);
+      await requireEmptyStore(store, config.eventStore, 'recover only fills an empty store');
       const reading = new Progress('reading tables', undefined, json);
       let read = 0;
       const found = await readWarehouseLayout(warehouse.root, warehouse.files, folders, () => reading.update(++read));
@@ -40,16 +40,18 @@ namespaces) does not come back.`,
       const appender = new OrderedAppender(store);
       const writing = new Progress('recording tables', read, json);
       let recorded = 0;
-      for (const database of found) {
-        let revision = 0;
-        const streamId = catalogStreamOf(database.database);
-        for (const events of eventsOf(database, config.managedVersioning)) {
-          const metadata: EventMetadata = { transactionId: randomUUID(), operation: RECOVER_OPERATION, occurredAt: new Date().toISOString(), principal: 'lance-catalog recover' };
-          for (const event of events) await appender.add({ streamId, revision: revision++, id: randomUUID(), type: event.type, data: event.data, metadata });
-          await appender.flush();
-          writing.update(++recorded);
+      await loadStore(store, 'recover', async () => {
+        for (const database of found) {
+          let revision = 0;
+          const streamId = catalogStreamOf(database.database);
+          for (const events of eventsOf(database, config.managedVersioning)) {
+            const metadata: EventMetadata = { transactionId: randomUUID(), operation: RECOVER_OPERATION, occurredAt: new Date().toISOString(), principal: 'lance-catalog recover' };
+            for (const event of events) await appender.add({ streamId, revision: revision++, id: randomUUID(), type: event.type, data: event.data, metadata });
+            await appender.flush();
+            writing.update(++recorded);
+          }
         }
-      }
+      });
       writing.done();
       const databases = describeDatabases((await replayLog(store, config.transactionMemorySeconds * 1000)).states);
       const skipped = found.flatMap((d) => d.skipped);

@@ -1,5 +1,6 @@
 import { CATALOG_EVENT_TYPES, CatalogEvent } from '@app/catalog';
 import { replayLog } from '@app/projections';
+import { unfinishedLoad } from '@app/event-store';
 import { Warehouse } from '@app/storage';
 import { CatalogCheck, Finding, RecordedTags } from './catalog-check';
 import { EXIT } from './exit-codes';
@@ -26,6 +27,16 @@ Exit status 0: nothing found; 1: findings.`,
     const folders = new WarehouseFolders(config);
     const findings: Finding[] = [];
     try {
+      const load = await unfinishedLoad(store);
+      if (load) {
+        findings.push({
+          kind: 'unfinished-load',
+          database: '*',
+          location: shown(config.eventStore),
+          problem: `'lance-catalog ${load.verb}', begun ${load.startedAt}, did not finish loading this event store: it holds part of a catalog, and no server starts on it`,
+          action: `empty the store and run 'lance-catalog ${load.verb}' again`,
+        });
+      }
       const tags: RecordedTags = new Map();
       // The log itself first: each database's revisions follow on from 0, and every event is one the catalog knows.
       const known = new Set<string>(CATALOG_EVENT_TYPES);

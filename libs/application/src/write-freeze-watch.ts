@@ -30,9 +30,11 @@ export class WriteFreezeWatch {
     if (!freeze || (freeze.untilMillis !== undefined && freeze.untilMillis <= Date.now())) return undefined;
     return new CatalogError(
       ErrorCode.ServiceUnavailable,
-      freeze.movedTo === undefined
-        ? 'writes are paused while an operator copies the catalog; retry shortly'
-        : 'the catalog has moved to another event store; retry once this server runs on it',
+      freeze.loading !== undefined
+        ? `this event store is being loaded by lance-catalog ${freeze.loading.verb}, which has not finished; retry once it has`
+        : freeze.movedTo === undefined
+          ? 'writes are paused while an operator copies the catalog; retry shortly'
+          : 'the catalog has moved to another event store; retry once this server runs on it',
     );
   }
 

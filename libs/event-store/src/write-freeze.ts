@@ -13,20 +13,33 @@ export const OPERATOR_STREAM = 'lance-catalog-operator';
  * - `WritesResumed`: the freeze is over;
  * - `EventStoreMoved`: the log was copied to another store (`to`, its password removed); appends
  *   stay refused until the servers are started again on the new store.
+ * - `StoreLoading`: `lance-catalog import`, `recover` or `migrate` (`verb`) began filling this empty
+ *   store; `StoreLoaded`: it finished. A store whose last word is `StoreLoading` holds part of a
+ *   catalog (the command died or failed): servers refuse to start on it, and it takes no append.
  */
 export type OperatorEvent =
   | { type: 'WritesFrozen'; data: { reason: string; untilMillis: number } }
   | { type: 'WritesResumed'; data: { reason: string } }
-  | { type: 'EventStoreMoved'; data: { to: string } };
+  | { type: 'EventStoreMoved'; data: { to: string } }
+  | { type: 'StoreLoading'; data: UnfinishedLoad }
+  | { type: 'StoreLoaded'; data: { verb: string } };
+
+/** A load of the store that began and did not finish: which command, and when it began. */
+export interface UnfinishedLoad {
+  verb: string;
+  startedAt: string;
+}
 
 /** How often servers read the operator's stream: whoever freezes writes waits a few of these before relying on it. */
 export const WRITE_FREEZE_POLL_MS = 250;
 
 export interface WriteFreeze {
   reason: string;
-  /** Absent: until the servers run on another store. */
+  /** Absent: until the servers run on another store (or, for a load, until it is done). */
   untilMillis?: number;
   movedTo?: string;
+  /** The store holds part of a catalog that a command was loading into it. */
+  loading?: UnfinishedLoad;
 }
 
 /** The operator's last word on `store`, as a freeze in force at `nowMillis`, or undefined. */
@@ -56,6 +69,8 @@ export function freezeOf(event: OperatorEvent, nowMillis: number): WriteFreeze |
       return event.data.untilMillis > nowMillis ? { reason: event.data.reason, untilMillis: event.data.untilMillis } : undefined;
     case 'EventStoreMoved':
       return { reason: 'the event store was moved', movedTo: event.data.to };
+    case 'StoreLoading':
+      return { reason: unfinishedLoadProblem(event.data), loading: event.data };
     default:
       return undefined;
   }
@@ -63,4 +78,18 @@ export function freezeOf(event: OperatorEvent, nowMillis: number): WriteFreeze |
 
 export async function recordOperatorEvent(store: EventStore, event: OperatorEvent): Promise<void> {
   await store.append(OPERATOR_STREAM, [{ type: event.type, data: event.data, metadata: { occurredAt: new Date().toISOString() } }], 'any');
+}
+
+/** The load of `store` that began and never finished, if its operator's last word says so. */
+export async function unfinishedLoad(store: EventStore): Promise<UnfinishedLoad | undefined> {
+  const word = await lastOperatorWord(store);
+  return word?.event.type === 'StoreLoading' ? word.event.data : undefined;
+}
+
+/** What an unfinished load means for whoever meets it, and what to do. */
+export function unfinishedLoadProblem(load: UnfinishedLoad): string {
+  return (
+    `this event store holds part of a catalog: 'lance-catalog ${load.verb}', begun ${load.startedAt}, did not finish loading it. ` +
+    `Empty the store (the embedded store's file, or the database) and run 'lance-catalog ${load.verb}' again`
+  );
 }

@@ -29,7 +29,7 @@ import {
   FeedLedger,
 } from '@app/application';
 import { AppConfig } from '@app/config';
-import { EventStore, createEventStore } from '@app/event-store';
+import { EventStore, createEventStore, unfinishedLoad, unfinishedLoadProblem } from '@app/event-store';
 import { ContainedDataPlane, DataPlane, DataPlaneExecutor, InProcessDataPlane, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { CredentialVending, StaticCredentials, StsCredentials, Warehouse } from '@app/storage';
@@ -56,7 +56,11 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     {
       provide: EVENT_STORE,
       inject: [APP_CONFIG, Metrics],
-      useFactory: (c: AppConfig, m: Metrics) => new MeteredEventStore(createEventStore(c.eventStore, c.dataDir, { poolSize: c.eventStorePoolSize }), m),
+      useFactory: async (c: AppConfig, m: Metrics) => {
+        const store = createEventStore(c.eventStore, c.dataDir, { poolSize: c.eventStorePoolSize });
+        await refuseUnfinishedLoad(store);
+        return new MeteredEventStore(store, m);
+      },
     },
     {
       provide: ProjectionRegistry,
@@ -378,5 +382,22 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
     // Before the store closes: a snapshot records the id of the last event it covers.
     await this.projections.close();
     await this.store.close();
+  }
+}
+
+/** How long a starting process waits to read the operator's word; a store that does not answer by then is started on (the writer then finds its state). */
+const OPERATOR_WORD_WAIT_MS = 5000;
+
+/**
+ * A store that an operator's command was filling and did not finish holds part of a catalog: a
+ * process started on it would answer as if tables and versions it lacks never existed. Such a
+ * start fails, saying what to do; a store that cannot be read yet is left to the writer, whose
+ * freeze watch refuses appends once it reads the same word.
+ */
+async function refuseUnfinishedLoad(store: EventStore): Promise<void> {
+  const load = await withTimeout(unfinishedLoad(store), OPERATOR_WORD_WAIT_MS, 'the event store').catch(() => undefined);
+  if (load) {
+    await store.close().catch(() => undefined);
+    throw new Error(unfinishedLoadProblem(load));
   }
 }
