@@ -150,6 +150,33 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
     expect(caughtUp.body).toMatchObject({ lag_events: 0, status: 'active' });
   });
 
+  it("gives a namespace's subscription the progress of its tables' jobs, and not of other namespaces' jobs", async () => {
+    const created = await api.post('/v1/subscriptions/create', { url: `${receiver.url}/jobs`, namespace: ['jobs'], event_types: ['TableIndexRequested', 'TransactionAltered'] });
+    expect(created.status).toBe(200);
+    const db = await lancedb.connectNamespace('rest', { uri: a.url });
+    const requested: string[] = [];
+    for (const namespace of ['jobs', 'not-jobs']) {
+      expect((await api.post(`/v1/namespace/${namespace}/create`, {})).status).toBe(200);
+      (await db.createTable('t', [{ id: 1, v: [1, 2] }], [namespace])).close();
+      // No worker runs here: the job stays queued, and the caller's change of its transaction is its progress.
+      const index = await api.post(`/v1/table/${namespace}%24t/create_index`, { column: 'id', index_type: 'BTREE', name: 'by_id' });
+      expect(index.status).toBe(200);
+      requested.push(index.body.transaction_id);
+      expect((await api.post(`/v1/transaction/${index.body.transaction_id}/alter`, { actions: [{ setPropertyAction: { key: 'reviewed', value: namespace } }] })).status).toBe(200);
+    }
+    db.close();
+    const got = await eventually(async () => delivered(receiver, '/jobs'), (d) => d.length >= 2, 10_000);
+    // Once the subscription has gone through the log's head, the other namespace's events were passed over, not pending.
+    const caughtUp = await eventually(() => api.post('/v1/subscriptions/describe', { subscription_id: created.body.subscription_id }), (r) => r.body.lag_events === 0, 10_000);
+    expect(caughtUp.body.lag_events).toBe(0);
+    const events = delivered(receiver, '/jobs').map((r) => JSON.parse(r.body));
+    expect(events.map((e) => [e.type, e.subject])).toEqual([
+      ['lance.catalog.TableIndexRequested', 'jobs$t'],
+      ['lance.catalog.TransactionAltered', `transactions/${requested[0]}`],
+    ]);
+    expect(got[1] && JSON.parse(got[1].body).data.data).toMatchObject({ transactionId: requested[0], table: ['jobs', 't'], setProperties: { reviewed: 'jobs' } });
+  });
+
   it('pauses a subscription whose receiver fails for longer than WEBHOOK_GIVE_UP_SECONDS, and says so', async () => {
     receiver.failing.add('/down');
     const created = await api.post('/v1/subscriptions/create', { url: `${receiver.url}/down`, from_revision: 0 });

@@ -143,7 +143,7 @@ export class HistoryService {
  * Which events a caller whose grants decide its access may see: those of tables it may read (a
  * rename: both names; a purge: the live tables it names too), of namespaces it may read, grants on what it may read, and a transaction's
  * later changes once one of its events was seen (the filter keeps that memory, so one filter
- * serves one read of the log in order).
+ * serves one read of the log in order), or, for a job's, when the table they name may be read.
  */
 export function eventsVisibleTo(sees: CallerAccess): (e: { type: string; data: unknown; metadata: unknown }) => boolean {
   const transactions = new Map<string, boolean>();
@@ -151,7 +151,8 @@ export function eventsVisibleTo(sees: CallerAccess): (e: { type: string; data: u
     const data = e.data as { table?: ObjectId; newTable?: ObjectId; namespace?: ObjectId; securable?: Securable; transactionId?: string; skipped?: Array<{ table: ObjectId }> };
     const transactionId = (e.metadata as EventMetadata | undefined)?.transactionId;
     let visible: boolean;
-    if (e.type === 'TransactionAltered') visible = transactions.get(data.transactionId ?? '') ?? false;
+    // A job's progress names its table; another's change is seen with the events of its transaction seen before.
+    if (e.type === 'TransactionAltered') visible = transactions.get(data.transactionId ?? '') ?? (data.table ? sees.readsTable(data.table) : false);
     else if (data.securable) visible = sees.rankOn(data.securable) >= 1;
     else if (data.table) {
       // A purge names the live tables it left alone: shown only with each of them readable.

@@ -17,7 +17,11 @@ describe('CloudEvents of the log', () => {
     expect(toCloudEvent('default', recorded('NamespaceCreated', { namespace: ['a'] })).subject).toBe('a');
     // Filtered on a namespace, it is still about itself, not that namespace.
     const created = toCloudEvent('default', recorded('WebhookSubscriptionCreated', { subscriptionId: 'sub-1', url: 'https://x/', namespace: ['a'] }));
-    expect([created.subject, created.id, created.sequence]).toEqual(['subscriptions/sub-1', 'default:3', 3]);
+    expect([created.subject, created.id, created.sequence]).toEqual(['subscriptions/sub-1', 'e3', '00000000000000000003']);
     expect(toCloudEvent('default', recorded('TransactionAltered', { transactionId: 'tx-9' })).subject).toBe('transactions/tx-9');
+    // A job's progress names its table, and is about its transaction.
+    expect(toCloudEvent('default', recorded('TransactionAltered', { transactionId: 'tx-9', table: ['a', 't'] })).subject).toBe('transactions/tx-9');
+    // The extension's string orders as its revision does.
+    expect(toCloudEvent('default', recorded('NamespaceCreated', { namespace: ['a'] }, 10)).sequence! > toCloudEvent('default', recorded('NamespaceCreated', { namespace: ['a'] }, 9)).sequence!).toBe(true);
   });
 });

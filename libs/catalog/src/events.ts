@@ -135,6 +135,8 @@ export type CatalogEvent =
         unsetProperties: string[];
         /** Set when a caller altered it (AlterTransaction), not the server: the keys it set are the caller's. */
         byCaller?: true;
+        /** The table of the job whose transaction this is (queued work), so that its progress is news of that table. */
+        table?: ObjectId;
       };
     };
 

@@ -1,4 +1,5 @@
 import { CatalogEnvelope, EventMetadata, VersionRecord } from './events';
+import { ObjectId } from './ids';
 import { CatalogStore } from './catalog-view';
 import { branchLocation } from './dataset-layout';
 import { LineState, findLine } from './table-line';
@@ -12,12 +13,14 @@ const QUEUED_WORK = new Set(['TableIndexRequested', 'TableBackfillRequested', 'M
 export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
   const { event, metadata } = envelope;
   if (event.type !== 'TransactionAltered' && !store.hasTransaction(metadata.transactionId)) {
+    const queued = QUEUED_WORK.has(event.type);
     store.putTransaction({
       id: metadata.transactionId,
       // Asynchronous work starts queued; everything else completed before it was recorded.
-      status: QUEUED_WORK.has(event.type) ? 'Queued' : 'Succeeded',
+      status: queued ? 'Queued' : 'Succeeded',
       operation: metadata.operation,
       properties: { operation: metadata.operation, started_at: metadata.occurredAt },
+      ...(queued ? { table: (event.data as { table: ObjectId }).table } : {}),
     });
   }
   switch (event.type) {

@@ -80,6 +80,7 @@ export function decideAlterTransaction(
         setProperties: set,
         unsetProperties: [...unset],
         ...(byCaller ? { byCaller: true as const } : {}),
+        ...(tx.table ? { table: tx.table } : {}),
       },
     },
   ];

@@ -1,4 +1,5 @@
 import { TransactionStatus } from './events';
+import { ObjectId } from './ids';
 import { UuidSlots } from './uuid-slots';
 
 export interface TransactionState {
@@ -8,6 +9,8 @@ export interface TransactionState {
   properties: Record<string, string>;
   /** Properties a caller set (AlterTransaction): the only ones a caller may change; the rest are the server's. */
   callerKeys?: string[];
+  /** The table a job's transaction works on (queued work): what its later changes are about. */
+  table?: ObjectId;
 }
 
 const STATUSES: readonly TransactionStatus[] = ['Queued', 'Running', 'Succeeded', 'Failed', 'Canceled'];
@@ -228,6 +231,7 @@ const OTHER_BASE = 2 ** 30;
 
 /** The start time of a transaction whose properties are exactly what evolve first gives it. */
 function standardStart(tx: TransactionState): string | undefined {
+  if (tx.table !== undefined) return undefined;
   const p = tx.properties;
   let n = 0;
   for (const key in p) {

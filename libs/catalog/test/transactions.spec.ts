@@ -1,5 +1,5 @@
-import { AlterTransactionAction, ErrorCode, TRANSACTION_STATUSES, TransactionStatus, checkTransition, decideAlterTransaction, evolve, parseTransactionStatus } from '../src';
-import { expectCode, fold, stateOf, meta, ns } from './support';
+import { AlterTransactionAction, CatalogState, ErrorCode, TRANSACTION_STATUSES, TransactionStatus, checkTransition, decideAlterTransaction, evolve, parseTransactionStatus, subscriptionTakes } from '../src';
+import { declared, expectCode, fold, stateOf, meta, ns } from './support';
 
 const withTransaction = (status: TransactionStatus) => {
   const state = stateOf();
@@ -17,6 +17,26 @@ const withTransaction = (status: TransactionStatus) => {
 };
 
 describe('transactions', () => {
+  it("keeps the table a job's transaction works on, through a snapshot's image, and names it in every change of the job", () => {
+    const state = stateOf();
+    const setUp = meta('DeclareTable');
+    fold(state, [ns('a'), declared(['a', 't'])], setUp);
+    const request = meta('CreateTableIndex');
+    fold(state, [{ type: 'TableIndexRequested', data: { table: ['a', 't'], tableUuid: 'u-a-t', indexName: 'v_idx', columns: ['v'], indexType: 'IVF_PQ', params: {} } }], request);
+    const back = CatalogState.fromImage(state.toImage());
+    for (const view of [state, back]) {
+      expect(view.transaction(request.transactionId)).toMatchObject({ status: 'Queued', table: ['a', 't'] });
+      const [altered] = decideAlterTransaction(view, request.transactionId, [{ kind: 'setStatus', status: 'Running' }]);
+      expect(altered).toMatchObject({ type: 'TransactionAltered', data: { transactionId: request.transactionId, status: 'Running', table: ['a', 't'] } });
+      // A namespace's webhook subscription takes the job's progress; another namespace's does not.
+      expect(subscriptionTakes({ subscriptionId: 's', url: 'https://x/', namespace: ['a'] }, altered)).toBe(true);
+      expect(subscriptionTakes({ subscriptionId: 's', url: 'https://x/', namespace: ['b'] }, altered)).toBe(false);
+    }
+    // A transaction that is no job names no table.
+    const [plain] = decideAlterTransaction(state, setUp.transactionId, [{ kind: 'setProperty', key: 'k', value: 'v', mode: 'Overwrite' }]);
+    expect(plain.data).not.toHaveProperty('table');
+  });
+
   it('records every command as a Succeeded transaction with its operation', () => {
     const { state, id } = withTransaction('Succeeded');
     expect(state.transaction(id)).toMatchObject({ status: 'Succeeded', operation: 'CreateTableIndex', properties: { operation: 'CreateTableIndex' } });

@@ -16,10 +16,11 @@ function sequenceOf(revision: number): string {
 function subjectOf(e: RecordedEvent): string | undefined {
   const data = e.data as { table?: ObjectId; namespace?: ObjectId; securable?: { table?: ObjectId; namespace?: ObjectId; database?: true }; transactionId?: string; subscriptionId?: string };
   if (e.type.startsWith('WebhookSubscription') && data.subscriptionId) return `subscriptions/${data.subscriptionId}`;
+  // A job's progress names its table too, but is about its transaction.
+  if (e.type === 'TransactionAltered' && data.transactionId) return `transactions/${data.transactionId}`;
   const id = data.table ?? data.namespace ?? data.securable?.table ?? data.securable?.namespace;
   if (id) return displayId(id);
   if (data.securable?.database) return '';
-  if (e.type === 'TransactionAltered' && data.transactionId) return `transactions/${data.transactionId}`;
   if (data.subscriptionId) return `subscriptions/${data.subscriptionId}`;
   return undefined;
 }
