@@ -9,7 +9,7 @@ import { Api } from '../support/http';
 import { lanceCatalog } from '../support/operator';
 import { startServer, tempDataDir } from '../support/server';
 
-const NAMESPACES = 40_000;
+const NAMESPACES = 20_000;
 const ROOT = resolve(__dirname, '../..');
 
 /** A catalog of NAMESPACES namespaces written straight to an embedded store: an archive whose import takes a while. */
