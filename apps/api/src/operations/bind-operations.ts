@@ -19,6 +19,7 @@ const CONTENT_TYPES: Record<Answer, string | undefined> = {
   number: 'application/json',
   'arrow-file': 'application/vnd.apache.arrow.file',
   prometheus: 'text/plain; version=0.0.4; charset=utf-8',
+  empty: undefined,
 };
 
 /**
@@ -154,6 +155,8 @@ function departureOf(reply: FastifyReply): () => AbortSignal {
 
 function encoderOf(kind: Answer): ((value: unknown) => unknown) | undefined {
   switch (kind) {
+    case 'empty':
+      return () => undefined;
     case 'number':
     case 'string':
       return (value) => JSON.stringify(value);

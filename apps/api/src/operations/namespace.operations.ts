@@ -39,6 +39,8 @@ export const NAMESPACE_OPERATIONS = [
   operation({
     operationId: 'NamespaceExists',
     method: 'POST',
+    // The spec: the status code is the answer, with no response body.
+    answer: 'empty',
     path: '/v1/namespace/:id/exists',
     access: 'read',
     body: plainBody,

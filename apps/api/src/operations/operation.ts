@@ -34,7 +34,9 @@ export type Answer =
   /** An Arrow IPC file's bytes. */
   | 'arrow-file'
   /** Prometheus' text exposition format. */
-  | 'prometheus';
+  | 'prometheus'
+  /** No body at all: the status is the answer (the exists operations). */
+  | 'empty';
 
 /**
  * What a route needs. `public`: no credentials (probes, the API description); `any-database`: a

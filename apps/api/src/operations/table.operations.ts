@@ -99,6 +99,8 @@ export const TABLE_OPERATIONS = [
   operation({
     operationId: 'TableExists',
     method: 'POST',
+    // The spec: the status code is the answer, with no response body.
+    answer: 'empty',
     path: '/v1/table/:id/exists',
     access: 'read',
     body: tableExistsBody,
