@@ -175,6 +175,13 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       ['lance.catalog.TransactionAltered', `transactions/${requested[0]}`],
     ]);
     expect(got[1] && JSON.parse(got[1].body).data.data).toMatchObject({ transactionId: requested[0], table: ['jobs', 't'], setProperties: { reviewed: 'jobs' } });
+    // The history routes keep a job's progress in its transaction's history, not in its table's or namespace's.
+    for (const scope of ['namespace/jobs', 'table/jobs%24t']) {
+      const types = (await api.get(`/v1/history/${scope}?limit=1000`)).body.events.map((e: { type: string }) => e.type);
+      expect(types).toContain('TableIndexRequested');
+      expect(types).not.toContain('TransactionAltered');
+    }
+    expect((await api.get(`/v1/history/transaction/${requested[0]}`)).body.events.map((e: { type: string }) => e.type)).toEqual(['TableIndexRequested', 'TransactionAltered']);
   });
 
   it('pauses a subscription whose receiver fails for longer than WEBHOOK_GIVE_UP_SECONDS, and says so', async () => {

@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OPERATOR_STREAM, SqliteEventStore, embeddedStoreFile } from '@app/event-store';
+import { LOAD_STREAM, SqliteEventStore, embeddedStoreFile } from '@app/event-store';
 import { catalogStreamOf } from '@app/projections';
 import { Api } from '../support/http';
 import { lanceCatalog } from '../support/operator';
+import { createTestDatabase } from '../support/postgres';
 import { startServer, tempDataDir } from '../support/server';
 
 const NAMESPACES = 20_000;
@@ -43,7 +44,7 @@ async function importKilledPartWay(archive: string, dataDir: string): Promise<nu
     if (existsSync(file)) {
       const db = new Database(file, { readonly: true, fileMustExist: true });
       try {
-        loaded = (db.prepare('SELECT count(*) AS n FROM events WHERE stream_id != ?').get(OPERATOR_STREAM) as { n: number }).n;
+        loaded = (db.prepare('SELECT count(*) AS n FROM events WHERE stream_id != ?').get(LOAD_STREAM) as { n: number }).n;
       } catch {
         // The importer is creating the tables.
       } finally {
@@ -63,16 +64,21 @@ async function importKilledPartWay(archive: string, dataDir: string): Promise<nu
  * part of a catalog: no server starts on it, the next import says what to do, and verify reports it.
  */
 describe('lance-catalog: a load that did not finish', () => {
-  it('refuses to start a server on a store an import did not finish, says so to the next import and to verify; a finished import serves', async () => {
+  it('stops a server on a store an import did not finish and refuses to start one, says so to the next import, to verify, export and migrate; a finished import serves', async () => {
     const source = tempDataDir();
     await writeLargeCatalog(source);
     const archive = join(source, 'catalog.ndjson.gz');
     expect((await lanceCatalog(['export', '--to', archive], { EVENT_STORE: 'embedded', DATA_DIR: source })).code).toBe(0);
 
+    // A server already running on the empty store the import fills stops once it sees the load unfinished.
     const cut = tempDataDir();
+    const early = await startServer({ dataDir: cut, env: { MAINTENANCE_PLANNER: 'false' } });
+    const earlyExit = new Promise<number | null>((done) => early.process.once('exit', (code) => done(code)));
     const loaded = await importKilledPartWay(archive, cut);
     expect(loaded).toBeGreaterThan(0);
     expect(loaded).toBeLessThan(NAMESPACES);
+    expect(await earlyExit).toBe(1);
+    expect(early.output()).toMatch(/'lance-catalog import', begun .*, did not finish loading it/);
 
     const started = startServer({ dataDir: cut, env: { MAINTENANCE_PLANNER: 'false' } });
     await expect(started).rejects.toThrow(/'lance-catalog import', begun .*, did not finish loading it/);
@@ -82,6 +88,18 @@ describe('lance-catalog: a load that did not finish', () => {
     const verify = await lanceCatalog(['verify'], { EVENT_STORE: 'embedded', DATA_DIR: cut, WAREHOUSE: join(cut, 'warehouse') });
     expect(verify.code).toBe(1);
     expect(verify.stdout).toMatch(/^unfinished-load: .*did not finish loading this event store/m);
+    // Nor is it copied elsewhere as if whole, where the copy would look finished.
+    const exported = await lanceCatalog(['export', '--to', join(cut, 'part.ndjson.gz')], { EVENT_STORE: 'embedded', DATA_DIR: cut });
+    expect([exported.code, exported.stderr]).toEqual([3, expect.stringMatching(/is not a whole catalog: .*'lance-catalog import'.* did not finish loading it/)]);
+    const target = await createTestDatabase('unfinished');
+    try {
+      const migrated = await lanceCatalog(['migrate', '--to', target.url], { EVENT_STORE: 'embedded', DATA_DIR: cut });
+      expect([migrated.code, migrated.stderr]).toEqual([3, expect.stringMatching(/is not a whole catalog/)]);
+    } finally {
+      await target.drop();
+    }
+    // Still unfinished after those attempts.
+    await expect(startServer({ dataDir: cut, env: { MAINTENANCE_PLANNER: 'false' } })).rejects.toThrow(/did not finish loading it/);
 
     const whole = tempDataDir();
     const imported = await lanceCatalog(['import', '--from', archive, '--json'], { EVENT_STORE: 'embedded', DATA_DIR: whole });

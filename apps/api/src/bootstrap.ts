@@ -15,6 +15,8 @@ import { redactedUrl } from '@app/event-store';
 import { noRedisHint, redisAnswers } from '@app/jobs';
 import { ApiModule } from './api.module';
 import { installAuth } from './auth/auth.hooks';
+import { accessOf } from './auth/access-policy';
+import { WriteFreezeWatch } from '@app/application';
 import { installRateLimit } from './auth/rate-limit';
 import { authenticatorFor } from './auth/authenticator.factory';
 import { OPERATIONS } from './operations';
@@ -91,6 +93,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   const services = servicesOf(app);
   const authenticate = installAuth(fastify, authenticator, config.defaultDatabase, services.projections);
   const limitInFlight = requestsInFlight(config.requestsInFlightPerPrincipal);
+  const freezeWatch = app.get(WriteFreezeWatch);
   // One onRequest hook for every step a request takes on arrival: a Fastify hook is a call and a
   // callback of its own on every request, about half a microsecond each.
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -99,6 +102,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     if (problem) return done(problem);
     if (!routableTarget(request)) return reply.callNotFound();
     if (!admitted(request, reply)) return;
+    // Nothing is answered from a store before it has said whether a load of it is unfinished.
+    if (!freezeWatch.ready && !isPublicRoute(request)) return done(freezeWatch.refusal());
     authenticate(request, reply, (error) => (error ? done(error) : done(limitInFlight(request, reply))));
   });
   const limiterRedis = await installRateLimit(app, config.rateLimit, config.redisUrl, config.queuePrefix);
@@ -211,4 +216,10 @@ export async function listen(app: NestFastifyApplication, config: AppConfig): Pr
   // Not awaited: the server serves whether Redis answers or not.
   void redisAnswers(config.redisUrl).then((answers) => answers || log.warn(noRedisHint(redactedUrl(config.redisUrl))));
   return `http://${host}:${port}`;
+}
+
+/** Probes and the API's description: answered whatever the store says. */
+function isPublicRoute(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  return url !== undefined && accessOf(request.method, url) === 'public';
 }

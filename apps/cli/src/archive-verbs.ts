@@ -3,7 +3,7 @@ import { CommandFailure, EXIT } from './exit-codes';
 import { withStagedArchive } from './archive-location';
 import { checkArchive, exportLog, importArchive } from './log-archive';
 import { Progress } from './progress';
-import { loadStore, requireEmptyStore } from './store-loading';
+import { loadStore, requireEmptyStore, requireFinishedLoad } from './store-loading';
 import { Verb, openExistingStore, openStore, shown } from './verb';
 
 const isS3 = (location: string) => /^s3:\/\//i.test(location);
@@ -29,6 +29,7 @@ warehouse's S3 settings.`,
     const store = openExistingStore(config.eventStore, config);
     const progress = new Progress('exporting events', undefined, json);
     try {
+      await requireFinishedLoad(store, config.eventStore);
       const started = Date.now();
       const summary = await withStagedArchive(to, config, 'write', (file) => exportLog(store, file, (n) => progress.update(n)));
       return {

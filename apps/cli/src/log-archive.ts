@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
-import { EventStore, OPERATOR_STREAM } from '@app/event-store';
+import { EventStore, isOperatorStream } from '@app/event-store';
 import { CommandFailure, EXIT } from './exit-codes';
 import { CarriedEvent, OrderedAppender } from './ordered-appender';
 
@@ -76,7 +76,7 @@ export async function exportLog(store: EventStore, file: string, onProgress: (ev
           break;
         }
         after = e.position;
-        if (e.streamId === OPERATOR_STREAM) continue;
+        if (isOperatorStream(e.streamId)) continue;
         const line: EventLine = { stream: e.streamId, revision: e.revision, id: e.id, type: e.type, data: e.data, metadata: e.metadata, created: e.created.toISOString() };
         chunk += emit(JSON.stringify(line));
         events++;

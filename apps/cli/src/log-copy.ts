@@ -1,4 +1,4 @@
-import { EventStore, OPERATOR_STREAM } from '@app/event-store';
+import { EventStore, isOperatorStream } from '@app/event-store';
 import { OrderedAppender } from './ordered-appender';
 
 const PAGE = 5000;
@@ -30,7 +30,7 @@ export async function copyLog(
         break;
       }
       after = event.position;
-      if (event.streamId === OPERATOR_STREAM) continue;
+      if (isOperatorStream(event.streamId)) continue;
       await appender.add(event);
       copied++;
     }

@@ -1,9 +1,9 @@
 import { syncJournaled } from '@app/application';
-import { EventStore, OPERATOR_STREAM, WRITE_FREEZE_POLL_MS, recordOperatorEvent } from '@app/event-store';
+import { EventStore, WRITE_FREEZE_POLL_MS, isOperatorStream, recordOperatorEvent } from '@app/event-store';
 import { describeDatabases, replayLog } from '@app/projections';
 import { CommandFailure, EXIT } from './exit-codes';
 import { copyLog } from './log-copy';
-import { markLoaded, markLoading, requireEmptyStore } from './store-loading';
+import { markLoaded, markLoading, requireEmptyStore, requireFinishedLoad } from './store-loading';
 import { Progress } from './progress';
 import { Verb, openExistingStore, openStore, shown } from './verb';
 
@@ -43,6 +43,7 @@ Copies every database's events from the store --from names (default: EVENT_STORE
     const target = openSettingStore(to, config);
     const started = Date.now();
     try {
+      await requireFinishedLoad(source, from);
       await requireEmptyStore(target, to, 'migrate only fills an empty store');
       // The target holds part of the catalog until the source is marked moved: no server starts on it before.
       await markLoading(target, 'migrate');
@@ -129,7 +130,7 @@ const LANDED_AFTER = 'commits reached the source after the final copy (the freez
 
 /** Whether a database's event lies in the source after the copied position. */
 async function landedAfter(source: EventStore, last: bigint | undefined): Promise<boolean> {
-  return (await source.readAll({ afterPosition: last, maxCount: 10_000 })).some((e) => e.streamId !== OPERATOR_STREAM);
+  return (await source.readAll({ afterPosition: last, maxCount: 10_000 })).some((e) => !isOperatorStream(e.streamId));
 }
 
 function openSettingStore(setting: string, config: Parameters<typeof openStore>[1], existing = false): EventStore {

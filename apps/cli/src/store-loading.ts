@@ -1,4 +1,4 @@
-import { EventStore, recordOperatorEvent, unfinishedLoad, unfinishedLoadProblem } from '@app/event-store';
+import { EventStore, recordLoadEvent, unfinishedLoad, unfinishedLoadProblem } from '@app/event-store';
 import { CommandFailure, EXIT } from './exit-codes';
 import { isEmpty } from './log-copy';
 import { shown } from './verb';
@@ -8,6 +8,12 @@ export async function requireEmptyStore(store: EventStore, setting: string, refu
   const unfinished = await unfinishedLoad(store);
   if (unfinished) throw new CommandFailure(EXIT.notEmpty, `the event store ${shown(setting)} already holds events: ${unfinishedLoadProblem(unfinished)}`);
   if (!(await isEmpty(store))) throw new CommandFailure(EXIT.notEmpty, `the event store ${shown(setting)} already holds events: ${refusal}`);
+}
+
+/** Refuses to read a store as a whole catalog (to export it, or to migrate from it) while a load of it is unfinished. */
+export async function requireFinishedLoad(store: EventStore, setting: string): Promise<void> {
+  const unfinished = await unfinishedLoad(store);
+  if (unfinished) throw new CommandFailure(EXIT.notEmpty, `the event store ${shown(setting)} is not a whole catalog: ${unfinishedLoadProblem(unfinished)}`);
 }
 
 /**
@@ -23,9 +29,9 @@ export async function loadStore<T>(store: EventStore, verb: string, load: () => 
 }
 
 export function markLoading(store: EventStore, verb: string): Promise<void> {
-  return recordOperatorEvent(store, { type: 'StoreLoading', data: { verb, startedAt: new Date().toISOString() } });
+  return recordLoadEvent(store, { type: 'StoreLoading', data: { verb, startedAt: new Date().toISOString() } });
 }
 
 export function markLoaded(store: EventStore, verb: string): Promise<void> {
-  return recordOperatorEvent(store, { type: 'StoreLoaded', data: { verb } });
+  return recordLoadEvent(store, { type: 'StoreLoaded', data: { verb } });
 }

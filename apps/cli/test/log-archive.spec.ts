@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { EventStore, OPERATOR_STREAM, SqliteEventStore, recordOperatorEvent } from '@app/event-store';
+import { EventStore, SqliteEventStore, isOperatorStream, recordOperatorEvent } from '@app/event-store';
 import { checkArchive, exportLog, importArchive } from '../src/log-archive';
 import { CommandFailure } from '../src/exit-codes';
 
@@ -43,7 +43,7 @@ describe('log archive', () => {
     try {
       expect(await importArchive(archive, target, () => undefined)).toBe(5);
       const strip = (events: Awaited<ReturnType<EventStore['readAll']>>) => events.map(({ id, streamId, revision, type, data, metadata }) => ({ id, streamId, revision, type, data, metadata }));
-      const expected = strip(await source.readAll()).filter((e) => e.streamId !== OPERATOR_STREAM);
+      const expected = strip(await source.readAll()).filter((e) => !isOperatorStream(e.streamId));
       expect(strip(await target.readAll())).toEqual(expected);
     } finally {
       await target.close();

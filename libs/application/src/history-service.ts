@@ -48,7 +48,8 @@ export class HistoryService {
       if (visible && !visible(e)) return false;
       const data = e.data as { namespace?: ObjectId; table?: ObjectId; newTable?: ObjectId };
       if (data.namespace) return sameId(data.namespace, id);
-      return e.type !== 'TableVersionCreated' && e.type !== 'TableVersionsDeleted' && (inside(data.table) || inside(data.newTable));
+      // A job's progress names its table, but belongs to its transaction's history, not the namespace's.
+      return !NOT_A_TABLES_LIFECYCLE.has(e.type) && (inside(data.table) || inside(data.newTable));
     });
     if (answer.events.length === 0 && !page.pageToken && id.length > 0) {
       throw new CatalogError(ErrorCode.NamespaceNotFound, `no namespace '${displayId(id, ctx.delimiter)}' was ever recorded`);
@@ -164,6 +165,9 @@ export function eventsVisibleTo(sees: CallerAccess): (e: { type: string; data: u
     return visible;
   };
 }
+
+/** Events that name a table without being a step of its lifecycle: a namespace's history leaves them out. */
+const NOT_A_TABLES_LIFECYCLE = new Set(['TableVersionCreated', 'TableVersionsDeleted', 'TransactionAltered']);
 
 export type HistoryEntry = ReturnType<typeof historyEntry>;
 

@@ -8,21 +8,36 @@ import { EventStore } from './event-store.port';
 export const OPERATOR_STREAM = 'lance-catalog-operator';
 
 /**
+ * Where `lance-catalog import`, `recover` and `migrate` (its target) say that they began filling
+ * an empty store and that they finished: a stream of its own, so that no later word of the
+ * operator's stream (a freeze, a move) can take the place of an unfinished load's.
+ */
+export const LOAD_STREAM = 'lance-catalog-load';
+
+/** The streams that are the operator's, not a database's: copies, exports and the feed leave them out. */
+export function isOperatorStream(streamId: string): boolean {
+  return streamId === OPERATOR_STREAM || streamId === LOAD_STREAM;
+}
+
+/**
  * - `WritesFrozen`: appends are refused until `untilMillis` (a lease the command renews while it
  *   runs, so a command that dies leaves the catalog writable again within a lease);
  * - `WritesResumed`: the freeze is over;
  * - `EventStoreMoved`: the log was copied to another store (`to`, its password removed); appends
  *   stay refused until the servers are started again on the new store.
- * - `StoreLoading`: `lance-catalog import`, `recover` or `migrate` (`verb`) began filling this empty
- *   store; `StoreLoaded`: it finished. A store whose last word is `StoreLoading` holds part of a
- *   catalog (the command died or failed): servers refuse to start on it, and it takes no append.
  */
 export type OperatorEvent =
   | { type: 'WritesFrozen'; data: { reason: string; untilMillis: number } }
   | { type: 'WritesResumed'; data: { reason: string } }
-  | { type: 'EventStoreMoved'; data: { to: string } }
-  | { type: 'StoreLoading'; data: UnfinishedLoad }
-  | { type: 'StoreLoaded'; data: { verb: string } };
+  | { type: 'EventStoreMoved'; data: { to: string } };
+
+/**
+ * On LOAD_STREAM: `StoreLoading`, `lance-catalog import`, `recover` or `migrate` (`verb`) began
+ * filling this empty store; `StoreLoaded`, it finished. A store whose last load word is
+ * `StoreLoading` holds part of a catalog (the command died or failed): no server starts on it, it
+ * takes no append, and it is neither exported nor migrated.
+ */
+export type LoadEvent = { type: 'StoreLoading'; data: UnfinishedLoad } | { type: 'StoreLoaded'; data: { verb: string } };
 
 /** A load of the store that began and did not finish: which command, and when it began. */
 export interface UnfinishedLoad {
@@ -69,8 +84,6 @@ export function freezeOf(event: OperatorEvent, nowMillis: number): WriteFreeze |
       return event.data.untilMillis > nowMillis ? { reason: event.data.reason, untilMillis: event.data.untilMillis } : undefined;
     case 'EventStoreMoved':
       return { reason: 'the event store was moved', movedTo: event.data.to };
-    case 'StoreLoading':
-      return { reason: unfinishedLoadProblem(event.data), loading: event.data };
     default:
       return undefined;
   }
@@ -80,16 +93,23 @@ export async function recordOperatorEvent(store: EventStore, event: OperatorEven
   await store.append(OPERATOR_STREAM, [{ type: event.type, data: event.data, metadata: { occurredAt: new Date().toISOString() } }], 'any');
 }
 
-/** The load of `store` that began and never finished, if its operator's last word says so. */
+/** The load of `store` that began and never finished, if its last load word says so. */
 export async function unfinishedLoad(store: EventStore): Promise<UnfinishedLoad | undefined> {
-  const word = await lastOperatorWord(store);
-  return word?.event.type === 'StoreLoading' ? word.event.data : undefined;
+  const head = await store.streamRevision(LOAD_STREAM);
+  if (head < 0) return undefined;
+  const [last] = await store.readStream(LOAD_STREAM, { fromRevision: head, maxCount: 1 });
+  return last?.type === 'StoreLoading' ? (last.data as UnfinishedLoad) : undefined;
+}
+
+export async function recordLoadEvent(store: EventStore, event: LoadEvent): Promise<void> {
+  await store.append(LOAD_STREAM, [{ type: event.type, data: event.data, metadata: { occurredAt: new Date().toISOString() } }], 'any');
 }
 
 /** What an unfinished load means for whoever meets it, and what to do. */
 export function unfinishedLoadProblem(load: UnfinishedLoad): string {
   return (
     `this event store holds part of a catalog: 'lance-catalog ${load.verb}', begun ${load.startedAt}, did not finish loading it. ` +
-    `Empty the store (the embedded store's file, or the database) and run 'lance-catalog ${load.verb}' again`
+    `Empty the store (the embedded store's file, or the database) and run 'lance-catalog ${load.verb}' again` +
+    (load.verb === 'migrate' ? ' (from the source, which it may have left refusing writes as moved: the new migrate lifts that)' : '')
   );
 }

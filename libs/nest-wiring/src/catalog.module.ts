@@ -76,7 +76,11 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       inject: [EVENT_STORE],
       useFactory: (s: EventStore) => {
         const log = new Logger('WriteFreeze');
-        return new WriteFreezeWatch(s, (m) => log.warn(m));
+        // A store found to hold part of a catalog after this process started (it did not answer at start): stop serving it.
+        return new WriteFreezeWatch(s, (m) => log.warn(m), undefined, (load) => {
+          log.error(unfinishedLoadProblem(load));
+          process.exit(1);
+        });
       },
     },
     {

@@ -12,11 +12,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * uncounted when its connection closes.
  */
 export function requestsInFlight(max: number): (request: FastifyRequest, reply: FastifyReply) => CatalogError | undefined {
-  const held = new Map<string, number>();
+  const byPrincipal = new Map<string, number>();
+  const byAddress = new Map<string, number>();
   return (request, reply) => {
     if (max === 0) return undefined;
     const name = countedAs(request);
     if (name === undefined) return undefined;
+    const held = request.identityInBody ? byAddress : byPrincipal;
     const now = held.get(name) ?? 0;
     if (now >= max) {
       void reply.header('retry-after', '1');
@@ -39,8 +41,7 @@ export function requestsInFlight(max: number): (request: FastifyRequest, reply: 
 
 /** Whom a request counts against: its principal, or its address while its credential is still in its body. */
 function countedAs(request: FastifyRequest): string | undefined {
-  // A principal's name never holds a NUL: the two kinds of key cannot meet.
-  if (request.identityInBody) return `\u0000${request.ip}`;
+  if (request.identityInBody) return request.ip;
   const principal = request.principal;
   if (!principal || principal.via === 'service' || principal.via === 'anonymous') return undefined;
   return principal.name;

@@ -85,11 +85,13 @@ export function inScope(scope: HistoryScope, event: HistoryEvent, tableUuids: Re
     case 'database':
       return true;
     case 'table':
+      // As the table's history route: a job's progress (TransactionAltered) names the table but is its transaction's.
+      if (event.type === 'TransactionAltered') return false;
       return (!!d.tableUuid && tableUuids.has(d.tableUuid)) || sameId(d.table, scope.id) || sameId(d.newTable, scope.id);
     case 'namespace': {
       if (d.namespace) return sameId(d.namespace, scope.id);
       const inside = (t?: string[]) => !!t && t.length === scope.id.length + 1 && sameId(t.slice(0, -1), scope.id);
-      return event.type !== 'TableVersionCreated' && event.type !== 'TableVersionsDeleted' && (inside(d.table) || inside(d.newTable));
+      return event.type !== 'TableVersionCreated' && event.type !== 'TableVersionsDeleted' && event.type !== 'TransactionAltered' && (inside(d.table) || inside(d.newTable));
     }
     case 'transaction':
       return event.transaction_id === scope.id || (event.type === 'TransactionAltered' && d.transactionId === scope.id);
