@@ -94,6 +94,8 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   const authenticate = installAuth(fastify, authenticator, config.defaultDatabase, services.projections);
   const limitInFlight = requestsInFlight(config.requestsInFlightPerPrincipal);
   const freezeWatch = app.get(WriteFreezeWatch);
+  // Requests before the watch's first read are refused: it is given a while to come before listening.
+  await Promise.race([freezeWatch.firstRead, new Promise((r) => setTimeout(r, FIRST_READ_WAIT_MS).unref())]);
   // One onRequest hook for every step a request takes on arrival: a Fastify hook is a call and a
   // callback of its own on every request, about half a microsecond each.
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -128,6 +130,9 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
+
+/** How long a starting server waits for the store's first answer before it listens all the same (refusing catalog requests until it comes). */
+const FIRST_READ_WAIT_MS = 5000;
 
 /** The header the server's own Lance client sends, so its calls back into this catalog are told apart. */
 export const SELF_ORIGIN = { header: 'x-lance-ctx-origin', value: 'catalog-server' };

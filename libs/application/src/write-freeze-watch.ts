@@ -17,6 +17,9 @@ export class WriteFreezeWatch {
   private known = false;
   private readonly timer: NodeJS.Timeout;
   private polling = false;
+  private answered!: () => void;
+  /** Settles once the store has answered the watch (a process waits for it, a while, before it serves). */
+  readonly firstRead = new Promise<void>((resolve) => (this.answered = resolve));
 
   constructor(
     private readonly store: EventStore,
@@ -66,6 +69,7 @@ export class WriteFreezeWatch {
       else if (!freeze && this.freeze) this.log('writes resumed');
       this.freeze = freeze;
       this.known = true;
+      this.answered();
       if (load) this.onUnfinishedLoad(load);
     } catch {
       // Unreadable store: appends fail on their own.
