@@ -14,8 +14,7 @@ import type { CredentialVending } from '@app/storage';
 import { redactedUrl } from '@app/event-store';
 import { noRedisHint, redisAnswers } from '@app/jobs';
 import { ApiModule } from './api.module';
-import { installAuth } from './auth/auth.hooks';
-import { accessOf } from './auth/access-policy';
+import { installAuth, routeAccess } from './auth/auth.hooks';
 import { WriteFreezeWatch } from '@app/application';
 import { installRateLimit } from './auth/rate-limit';
 import { authenticatorFor } from './auth/authenticator.factory';
@@ -105,7 +104,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
     if (!routableTarget(request)) return reply.callNotFound();
     if (!admitted(request, reply)) return;
     // Nothing is answered from a store before it has said whether a load of it is unfinished.
-    if (!freezeWatch.ready && !isPublicRoute(request)) return done(freezeWatch.refusal());
+    if (!freezeWatch.ready && routeAccess(request) !== 'public') return done(freezeWatch.refusal());
     authenticate(request, reply, (error) => (error ? done(error) : done(limitInFlight(request, reply))));
   });
   const limiterRedis = await installRateLimit(app, config.rateLimit, config.redisUrl, config.queuePrefix);
@@ -221,10 +220,4 @@ export async function listen(app: NestFastifyApplication, config: AppConfig): Pr
   // Not awaited: the server serves whether Redis answers or not.
   void redisAnswers(config.redisUrl).then((answers) => answers || log.warn(noRedisHint(redactedUrl(config.redisUrl))));
   return `http://${host}:${port}`;
-}
-
-/** Probes and the API's description: answered whatever the store says. */
-function isPublicRoute(request: FastifyRequest): boolean {
-  const url = request.routeOptions.url;
-  return url !== undefined && accessOf(request.method, url) === 'public';
 }

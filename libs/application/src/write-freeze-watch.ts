@@ -1,5 +1,5 @@
 import { CatalogError, ErrorCode } from '@app/catalog';
-import { EventStore, OperatorWord, UnfinishedLoad, WRITE_FREEZE_POLL_MS, WriteFreeze, freezeOf, lastOperatorWord, unfinishedLoad } from '@app/event-store';
+import { EventStore, LoadWord, OperatorWord, UnfinishedLoad, WRITE_FREEZE_POLL_MS, WriteFreeze, freezeOf, lastLoadWord, lastOperatorWord, loadLeftUnfinished } from '@app/event-store';
 
 /**
  * Keeps this process's view of the operator's write freeze (see write-freeze.ts in the event store)
@@ -11,8 +11,9 @@ import { EventStore, OperatorWord, UnfinishedLoad, WRITE_FREEZE_POLL_MS, WriteFr
  */
 export class WriteFreezeWatch {
   private freeze?: WriteFreeze;
-  /** The operator's last event as last read: read again only when the stream grows. */
+  /** The operator's last event, and the last word on the store's loads, as last read: each read again only when its stream grows. */
   private word?: OperatorWord;
+  private loadWord?: LoadWord;
   /** Whether the store has answered: before, nothing is known of a freeze or of a load. */
   private known = false;
   private readonly timer: NodeJS.Timeout;
@@ -61,7 +62,8 @@ export class WriteFreezeWatch {
     this.polling = true;
     try {
       this.word = await lastOperatorWord(this.store, this.word);
-      const load = await unfinishedLoad(this.store);
+      this.loadWord = await lastLoadWord(this.store, this.loadWord);
+      const load = loadLeftUnfinished(this.loadWord);
       const freeze = load ? { reason: 'a load of the store did not finish', loading: load } : this.word && freezeOf(this.word.event, Date.now());
       if (freeze?.movedTo !== undefined && this.freeze?.movedTo === undefined) {
         this.log(`the event store was moved to ${freeze.movedTo}: writes are refused until this server is started with EVENT_STORE set to it`);

@@ -63,19 +63,37 @@ export async function currentWriteFreeze(store: EventStore, nowMillis = Date.now
   return word && freezeOf(word.event, nowMillis);
 }
 
-/** The operator stream's last event and its revision. */
-export interface OperatorWord {
+/** A stream's last event and its revision. */
+export interface LastWord<E> {
   revision: number;
-  event: OperatorEvent;
+  event: E;
 }
 
-/** The operator's last event; `known` is returned as it is when the stream has not grown since (one read, not two). */
-export async function lastOperatorWord(store: EventStore, known?: OperatorWord): Promise<OperatorWord | undefined> {
-  const head = await store.streamRevision(OPERATOR_STREAM);
+export type OperatorWord = LastWord<OperatorEvent>;
+export type LoadWord = LastWord<LoadEvent>;
+
+/** A stream's last event; `known` is returned as it is when the stream has not grown since (one read, not two). */
+async function lastWord<E>(store: EventStore, stream: string, known?: LastWord<E>): Promise<LastWord<E> | undefined> {
+  const head = await store.streamRevision(stream);
   if (head < 0) return undefined;
   if (known?.revision === head) return known;
-  const [last] = await store.readStream(OPERATOR_STREAM, { fromRevision: head, maxCount: 1 });
-  return last ? { revision: head, event: last as unknown as OperatorEvent } : undefined;
+  const [last] = await store.readStream(stream, { fromRevision: head, maxCount: 1 });
+  return last ? { revision: head, event: last as unknown as E } : undefined;
+}
+
+/** The operator's last event (see `lastWord`). */
+export function lastOperatorWord(store: EventStore, known?: OperatorWord): Promise<OperatorWord | undefined> {
+  return lastWord(store, OPERATOR_STREAM, known);
+}
+
+/** The last word on the store's loads (see `lastWord`). */
+export function lastLoadWord(store: EventStore, known?: LoadWord): Promise<LoadWord | undefined> {
+  return lastWord(store, LOAD_STREAM, known);
+}
+
+/** The load a last load word leaves unfinished, if it does. */
+export function loadLeftUnfinished(word: LoadWord | undefined): UnfinishedLoad | undefined {
+  return word?.event.type === 'StoreLoading' ? word.event.data : undefined;
 }
 
 export function freezeOf(event: OperatorEvent, nowMillis: number): WriteFreeze | undefined {
@@ -95,10 +113,7 @@ export async function recordOperatorEvent(store: EventStore, event: OperatorEven
 
 /** The load of `store` that began and never finished, if its last load word says so. */
 export async function unfinishedLoad(store: EventStore): Promise<UnfinishedLoad | undefined> {
-  const head = await store.streamRevision(LOAD_STREAM);
-  if (head < 0) return undefined;
-  const [last] = await store.readStream(LOAD_STREAM, { fromRevision: head, maxCount: 1 });
-  return last?.type === 'StoreLoading' ? (last.data as UnfinishedLoad) : undefined;
+  return loadLeftUnfinished(await lastLoadWord(store));
 }
 
 export async function recordLoadEvent(store: EventStore, event: LoadEvent): Promise<void> {

@@ -29,7 +29,7 @@ import {
   FeedLedger,
 } from '@app/application';
 import { AppConfig } from '@app/config';
-import { EventStore, createEventStore, unfinishedLoad, unfinishedLoadProblem } from '@app/event-store';
+import { EventStore, createEventStore, unfinishedLoadProblem } from '@app/event-store';
 import { ContainedDataPlane, DataPlane, DataPlaneExecutor, InProcessDataPlane, LanceTables, LocalManifestFinaliser, ManifestFinaliser, ObjectStoreManifestFinaliser, TagFiles } from '@app/lance';
 import { ProjectionRegistry, Snapshots } from '@app/projections';
 import { CredentialVending, StaticCredentials, StsCredentials, Warehouse } from '@app/storage';
@@ -56,11 +56,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
     {
       provide: EVENT_STORE,
       inject: [APP_CONFIG, Metrics],
-      useFactory: async (c: AppConfig, m: Metrics) => {
-        const store = createEventStore(c.eventStore, c.dataDir, { poolSize: c.eventStorePoolSize });
-        await refuseUnfinishedLoad(store);
-        return new MeteredEventStore(store, m);
-      },
+      useFactory: (c: AppConfig, m: Metrics) => new MeteredEventStore(createEventStore(c.eventStore, c.dataDir, { poolSize: c.eventStorePoolSize }), m),
     },
     {
       provide: ProjectionRegistry,
@@ -76,7 +72,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       inject: [EVENT_STORE],
       useFactory: (s: EventStore) => {
         const log = new Logger('WriteFreeze');
-        // A store found to hold part of a catalog after this process started (it did not answer at start): stop serving it.
+        // A store that holds part of a catalog, found at the first read (the API waits for it before listening) or later: no process serves it.
         return new WriteFreezeWatch(s, (m) => log.warn(m), undefined, (load) => {
           log.error(unfinishedLoadProblem(load));
           process.exit(1);
@@ -389,19 +385,3 @@ export class CatalogModule implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** How long a starting process waits to read the operator's word; a store that does not answer by then is started on (the writer then finds its state). */
-const OPERATOR_WORD_WAIT_MS = 5000;
-
-/**
- * A store that an operator's command was filling and did not finish holds part of a catalog: a
- * process started on it would answer as if tables and versions it lacks never existed. Such a
- * start fails, saying what to do; a store that cannot be read yet is left to the writer, whose
- * freeze watch refuses appends once it reads the same word.
- */
-async function refuseUnfinishedLoad(store: EventStore): Promise<void> {
-  const load = await withTimeout(unfinishedLoad(store), OPERATOR_WORD_WAIT_MS, 'the event store').catch(() => undefined);
-  if (load) {
-    await store.close().catch(() => undefined);
-    throw new Error(unfinishedLoadProblem(load));
-  }
-}

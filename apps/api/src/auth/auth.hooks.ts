@@ -153,7 +153,8 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
   }
 }
 
-function routeAccess(request: FastifyRequest): RouteAccess | undefined {
+/** The access the request's route needs (undefined for a route the edge does not know). */
+export function routeAccess(request: FastifyRequest): RouteAccess | undefined {
   // Fastify builds routeOptions afresh on every read.
   const url = request.routeOptions.url;
   return url ? accessOf(request.method, url) : undefined;
