@@ -9,28 +9,29 @@ export interface Async<T> {
   reload: () => void;
 }
 
+const sameDeps = (a: unknown[], b: unknown[]) => a.length === b.length && a.every((d, i) => Object.is(d, b[i]));
+
 /**
  * Runs `load` when `deps` change (a newer run wins), on `reload` and when `refresh` changes. A
  * reload or refresh keeps what was shown until the new answer comes, also when it fails; new deps
- * start afresh.
+ * start afresh, from the very render that brings them: an answer for other deps is never shown
+ * beside them, not even until the effect runs.
  */
 export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[], refresh: unknown = 0): Async<T> {
-  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean; deps: unknown[] }>({ loading: true, deps });
   const [tick, setTick] = useState(0);
-  const lastDeps = useRef<unknown[]>(deps);
   useEffect(() => {
     const abort = new AbortController();
-    const same = lastDeps.current.length === deps.length && lastDeps.current.every((d, i) => Object.is(d, deps[i]));
-    lastDeps.current = deps;
-    setState((s) => (same ? { ...s, loading: true } : { loading: true }));
+    setState((s) => (sameDeps(s.deps, deps) ? { ...s, loading: true } : { loading: true, deps }));
     load(abort.signal).then(
-      (data) => !abort.signal.aborted && setState({ data, loading: false }),
-      (e: unknown) => !abort.signal.aborted && setState((s) => ({ data: s.data, error: asApiError(e), loading: false })),
+      (data) => !abort.signal.aborted && setState({ data, loading: false, deps }),
+      (e: unknown) => !abort.signal.aborted && setState((s) => ({ ...s, error: asApiError(e), loading: false })),
     );
     return () => abort.abort();
   }, [...deps, tick, refresh]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { ...state, reload };
+  if (!sameDeps(state.deps, deps)) return { loading: true, reload };
+  return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
 export function ErrorNote({ error, what }: { error?: ApiError; what?: string }) {
