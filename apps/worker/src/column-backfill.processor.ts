@@ -23,11 +23,16 @@ export class ColumnBackfillProcessor extends TransactionJobProcessor<ColumnBackf
   }
 
   process(job: Job<ColumnBackfillJob>, token?: string): Promise<string> {
+    return this.attempt(job, token, 'column-backfill', 'filling the column', () => this.steps(job));
+  }
+
+  /** Made once the job's table is known under its name of now (see attempt). */
+  private steps(job: Job<ColumnBackfillJob>): TransactionJob {
     const ctx = workerContext(job.data.database);
     const { transactionId, column, table, branch } = job.data;
     // The table as the last look at the transaction found it.
     let found: TableLine | undefined;
-    const steps: TransactionJob = {
+    return {
       status: async () => {
         const now = await this.backfills.jobOf(ctx, table, transactionId, branch);
         found = now.table;
@@ -55,7 +60,6 @@ export class ColumnBackfillProcessor extends TransactionJobProcessor<ColumnBackf
         };
       },
     };
-    return this.attempt(job, token, 'column-backfill', 'filling the column', steps);
   }
 
   @OnWorkerEvent('failed')

@@ -28,7 +28,7 @@ export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> 
   }
 
   process(job: Job<IndexBuildJob>, token?: string): Promise<string> {
-    return this.attempt(job, token, 'index-build', 'building the index', this.steps(job));
+    return this.attempt(job, token, 'index-build', 'building the index', () => this.steps(job));
   }
 
   private steps(job: Job<IndexBuildJob>): TransactionJob {
@@ -80,8 +80,8 @@ export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> 
       },
       undo: async (when) => {
         if (when === 'stopped') this.logger.log(`index build stopped: transaction ${transactionId} was canceled while '${indexName}' was being built`);
-        await this.indexes
-          .dropTableIndex(ctx, id, indexName, branch)
+        await this.tableNow(job.data)
+          .then((table) => this.indexes.dropTableIndex(ctx, table, indexName, branch))
           .catch((e) => this.logger.warn(`could not drop the canceled index '${indexName}' (transaction ${transactionId}); drop it with DropTableIndex: ${(e as Error).message}`));
         return when === 'stopped' ? 'canceled during the build; the build was stopped' : 'canceled during the build; the built index was dropped';
       },
@@ -89,9 +89,10 @@ export class IndexBuildProcessor extends TransactionJobProcessor<IndexBuildJob> 
   }
 
   /** Whether the catalog no longer holds this build's request; unsure (a service down) counts as held. */
-  private async requestGone({ database, table, indexName, transactionId, branch }: IndexBuildJob): Promise<boolean> {
+  private async requestGone(data: IndexBuildJob): Promise<boolean> {
+    const { database, indexName, transactionId, branch } = data;
     try {
-      await this.indexes.buildOf(workerContext(database), table, indexName, transactionId, branch);
+      await this.indexes.buildOf(workerContext(database), await this.tableNow(data), indexName, transactionId, branch);
       return false;
     } catch (e) {
       return e instanceof CatalogError && (e.code === ErrorCode.TableIndexNotFound || e.code === ErrorCode.TransactionNotFound);

@@ -21,11 +21,17 @@ export class TableMaintenanceProcessor extends TransactionJobProcessor<TableMain
   }
 
   process(job: Job<TableMaintenanceJob>, token?: string): Promise<string> {
+    const { kind } = job.data;
+    return this.attempt(job, token, `maintenance-${kind}`, `the ${kind.replace('_', ' ')} job`, () => this.steps(job));
+  }
+
+  /** Made once the job's table is known under its name of now (see attempt). */
+  private steps(job: Job<TableMaintenanceJob>): TransactionJob {
     const ctx = { ...workerContext(job.data.database), ...(job.data.principal !== undefined ? { principal: job.data.principal } : {}) };
     const { transactionId, table, branch, kind, options } = job.data;
     let found: TableLine | undefined;
     let whole: TableState | undefined;
-    const steps: TransactionJob = {
+    return {
       status: async () => {
         const now = await this.maintenance.jobOf(ctx, table, transactionId, branch);
         found = now.table;
@@ -45,7 +51,6 @@ export class TableMaintenanceProcessor extends TransactionJobProcessor<TableMain
         return figures;
       },
     };
-    return this.attempt(job, token, `maintenance-${kind}`, `the ${kind.replace('_', ' ')} job`, steps);
   }
 
   @OnWorkerEvent('failed')

@@ -21,11 +21,16 @@ export class ViewRefreshProcessor extends TransactionJobProcessor<ViewRefreshJob
   }
 
   process(job: Job<ViewRefreshJob>, token?: string): Promise<string> {
+    return this.attempt(job, token, 'view-refresh', 'refreshing the view', () => this.steps(job));
+  }
+
+  /** Made once the job's table is known under its name of now (see attempt). */
+  private steps(job: Job<ViewRefreshJob>): TransactionJob {
     const ctx = workerContext(job.data.database);
     const { transactionId, table } = job.data;
     // The table as the last look at the transaction found it.
     let found: TableState | undefined;
-    const steps: TransactionJob = {
+    return {
       status: async () => {
         const now = await this.views.jobOf(ctx, table, transactionId);
         found = now.table;
@@ -38,7 +43,6 @@ export class ViewRefreshProcessor extends TransactionJobProcessor<ViewRefreshJob
         return { mode: done.mode, rows_written: String(done.rowsWritten), source_version: String(done.sourceVersion), view_version: String(done.version) };
       },
     };
-    return this.attempt(job, token, 'view-refresh', 'refreshing the view', steps);
   }
 
   @OnWorkerEvent('failed')

@@ -1,4 +1,4 @@
-import { AlterTransactionAction, PropertyLimits, TransactionState, decideAlterTransaction, requireTransaction } from '@app/catalog';
+import { AlterTransactionAction, ObjectId, PropertyLimits, TransactionState, decideAlterTransaction, requireTransaction } from '@app/catalog';
 import { ProjectionRegistry } from '@app/projections';
 import { CatalogWriter } from './catalog-writer';
 import { RequestContext } from './request-context';
@@ -26,6 +26,11 @@ export class TransactionService {
       result: () => undefined,
     }));
     return this.describeTransaction(ctx, id);
+  }
+
+  /** The table a job's transaction works on now: its own name may have changed since the job was queued. */
+  async tableOf(ctx: RequestContext, id: string): Promise<ObjectId | undefined> {
+    return (await stateFor(this.projections, ctx)).transaction(id)?.table;
   }
 
   /** A worker's job waits for a service that is unavailable: the transaction says why, and until when. */

@@ -141,6 +141,9 @@ export class CatalogState implements CatalogStore {
   transactionForUpdate(id: string) {
     return this.transactions.forUpdate(id);
   }
+  transactionsOfTable(id: ObjectId) {
+    return this.transactions.idsOfTable(id);
+  }
   putPurge(purge: PendingPurge) {
     const previous = this.purges.get(purge.tableUuid);
     if (previous) this.purgeLocations.remove(previous.location, previous);

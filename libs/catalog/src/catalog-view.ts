@@ -14,6 +14,8 @@ export interface CatalogView {
   /** Do not change what this returns: use `transactionForUpdate` on a store. */
   transaction(id: string): TransactionState | undefined;
   hasTransaction(id: string): boolean;
+  /** The transactions whose work is on the table (queued work): they follow it when it is renamed. */
+  transactionsOfTable(id: ObjectId): string[];
   tableAtLocation(location: string): TableState | undefined;
   pendingPurge(tableUuid: string): PendingPurge | undefined;
   /** The pending purge of a dropped table that lived at `location`, if any. */

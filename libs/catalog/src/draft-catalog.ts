@@ -54,6 +54,13 @@ export class DraftCatalog implements CatalogStore {
   hasTransaction(id: string) {
     return this.transactions.has(id) || this.base.hasTransaction(id);
   }
+  transactionsOfTable(id: ObjectId) {
+    const k = keyOf(id);
+    const onTable = (tx: TransactionState) => tx.table !== undefined && keyOf(tx.table) === k;
+    const ids = this.base.transactionsOfTable(id).filter((t) => !this.transactions.has(t));
+    for (const tx of this.transactions.values()) if (onTable(tx)) ids.push(tx.id);
+    return ids;
+  }
   tableAtLocation(location: string) {
     return this.tableLocations.at(location);
   }

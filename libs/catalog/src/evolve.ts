@@ -108,6 +108,8 @@ export function evolve(store: CatalogStore, envelope: CatalogEnvelope): void {
       if (!table) return;
       store.removeTable(event.data.table);
       store.putTable({ ...table, id: event.data.newTable });
+      // A job queued or running on the table goes on with it, and reports under its new name.
+      for (const id of store.transactionsOfTable(event.data.table)) store.transactionForUpdate(id)!.table = event.data.newTable;
       return;
     }
     case 'TableVersionCreated': {

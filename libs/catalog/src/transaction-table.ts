@@ -1,5 +1,5 @@
 import { TransactionStatus } from './events';
-import { ObjectId } from './ids';
+import { ObjectId, keyOf } from './ids';
 import { UuidSlots } from './uuid-slots';
 
 export interface TransactionState {
@@ -157,6 +157,14 @@ export class TransactionTable {
       else table.put(tx);
     }
     return { table, forgotten };
+  }
+
+  /** The transactions whose `table` is `id`: only detailed ones have a table. */
+  idsOfTable(id: ObjectId): string[] {
+    const k = keyOf(id);
+    const ids: string[] = [];
+    for (const tx of this.detailed.values()) if (tx.table !== undefined && keyOf(tx.table) === k) ids.push(tx.id);
+    return ids;
   }
 
   *ids(): IterableIterator<string> {

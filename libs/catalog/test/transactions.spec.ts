@@ -1,4 +1,4 @@
-import { AlterTransactionAction, CatalogState, ErrorCode, TRANSACTION_STATUSES, TransactionStatus, checkTransition, decideAlterTransaction, evolve, parseTransactionStatus, subscriptionTakes } from '../src';
+import { AlterTransactionAction, CatalogState, DraftCatalog, ErrorCode, TRANSACTION_STATUSES, TransactionStatus, checkTransition, decideAlterTransaction, evolve, parseTransactionStatus, subscriptionTakes } from '../src';
 import { declared, expectCode, fold, stateOf, meta, ns } from './support';
 
 const withTransaction = (status: TransactionStatus) => {
@@ -35,6 +35,34 @@ describe('transactions', () => {
     // A transaction that is no job names no table.
     const [plain] = decideAlterTransaction(state, setUp.transactionId, [{ kind: 'setProperty', key: 'k', value: 'v', mode: 'Overwrite' }]);
     expect(plain.data).not.toHaveProperty('table');
+  });
+
+  it("moves a job's transaction with its table when the table is renamed, in the state and in a draft over it", () => {
+    const state = stateOf();
+    fold(state, [ns('a'), ns('b'), declared(['a', 't']), declared(['a', 'other'])], meta('DeclareTable'));
+    const request = meta('CreateTableIndex');
+    fold(state, [{ type: 'TableIndexRequested', data: { table: ['a', 't'], tableUuid: 'u-a-t', indexName: 'v_idx', columns: ['v'], indexType: 'IVF_PQ', params: {} } }], request);
+    const elsewhere = meta('CreateTableIndex');
+    fold(state, [{ type: 'TableIndexRequested', data: { table: ['a', 'other'], tableUuid: 'u-a-other', indexName: 'v_idx', columns: ['v'], indexType: 'IVF_PQ', params: {} } }], elsewhere);
+    const renamed = { type: 'TableRenamed' as const, data: { table: ['a', 't'], tableUuid: 'u-a-t', newTable: ['b', 'u'] } };
+
+    const draft = new DraftCatalog(state);
+    evolve(draft, { event: renamed, metadata: meta('RenameTable'), revision: state.revision + 1 });
+    expect(draft.transaction(request.transactionId)).toMatchObject({ table: ['b', 'u'] });
+    expect(draft.transactionsOfTable(['b', 'u'])).toEqual([request.transactionId]);
+    expect(draft.transactionsOfTable(['a', 't'])).toEqual([]);
+    // The draft left its base as it was.
+    expect(state.transaction(request.transactionId)).toMatchObject({ table: ['a', 't'] });
+
+    fold(state, [renamed], meta('RenameTable'));
+    for (const view of [state, CatalogState.fromImage(state.toImage())]) {
+      expect(view.transaction(request.transactionId)).toMatchObject({ status: 'Queued', table: ['b', 'u'] });
+      expect(view.transaction(elsewhere.transactionId)).toMatchObject({ table: ['a', 'other'] });
+      const [altered] = decideAlterTransaction(view, request.transactionId, [{ kind: 'setStatus', status: 'Running' }]);
+      expect(altered.data).toMatchObject({ table: ['b', 'u'] });
+      expect(subscriptionTakes({ subscriptionId: 's', url: 'https://x/', namespace: ['b'] }, altered)).toBe(true);
+      expect(subscriptionTakes({ subscriptionId: 's', url: 'https://x/', namespace: ['a'] }, altered)).toBe(false);
+    }
   });
 
   it('records every command as a Succeeded transaction with its operation', () => {

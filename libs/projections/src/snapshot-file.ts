@@ -9,7 +9,7 @@ const MAGIC = 'lance-catalog-snapshot';
  * Raise it whenever the image or what `evolve` makes of an event changes: a snapshot of another
  * version is ignored, and the state is folded from the log instead.
  */
-export const SNAPSHOT_VERSION = 6;
+export const SNAPSHOT_VERSION = 7;
 
 /** What a snapshot says about itself, on its first line. */
 export interface SnapshotHeader {
