@@ -38,7 +38,7 @@ export class ViewRefreshProcessor extends TransactionJobProcessor<ViewRefreshJob
       },
       setStatus: (status, properties) => this.views.setStatus(ctx, transactionId, status, properties),
       work: async () => {
-        const done = await this.views.refresh(ctx, found!, job.data.sourceVersion);
+        const done = await this.views.refresh(ctx, found!, job.data.definition, job.data.sourceVersion);
         this.logger.log(`view refresh done: ${table.join('/')} ${done.mode}, ${done.rowsWritten} rows (transaction ${transactionId})`);
         return { mode: done.mode, rows_written: String(done.rowsWritten), source_version: String(done.sourceVersion), view_version: String(done.version) };
       },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as arrow from 'apache-arrow';
 import * as lancedb from '@lancedb/lancedb';
 import {
@@ -68,6 +69,7 @@ export class MaterializedViewService {
     const query = parseViewQuery(req.sourceQuery);
     checkOutputSchema(req.outputSchema, query);
     const view = await stateFor(this.projections, ctx);
+    requireSourceReadable(ctx, [query.sourceTable]);
     requireTable(view, [query.sourceTable]);
     if (view.table(req.id)) throw new CatalogError(ErrorCode.TableAlreadyExists, `table '${displayId(req.id)}' already exists`);
     const version = await this.lance
@@ -86,14 +88,21 @@ export class MaterializedViewService {
     return { version, job_id };
   }
 
+  /**
+   * The view's definition is its schema metadata, which any writer of the table may set: the source
+   * it names is judged here, as the caller's own read of it, and the job refreshes from that
+   * definition only (its digest travels with the job; see `refresh`). The worker reads the source
+   * with the server's own credentials.
+   */
   async requestRefresh(ctx: RequestContext, req: { id: ObjectId; sourceVersion?: number; options?: Record<string, string> }): Promise<{ job_id: string }> {
     const table = await this.data.table(ctx, req.id);
-    const isView = await this.data.use(ctx, table, 'read', async (dataset) => (await dataset.schema()).metadata.has(DEFINITION));
+    const definition = await this.data.use(ctx, table, 'read', async (dataset) => (await dataset.schema()).metadata.get(DEFINITION));
+    if (definition !== undefined) requireSourceReadable(ctx, viewSource(definition));
     const { transactionId } = await queueTransactionWork(this.writer, this.queue, ctx, {
       operation: 'RefreshMaterializedView',
       what: 'refresh',
-      decide: (v) => decideRequestViewRefresh(v, { id: req.id, isView, sourceVersion: req.sourceVersion, options: req.options }),
-      job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], sourceVersion: req.sourceVersion }),
+      decide: (v) => decideRequestViewRefresh(v, { id: req.id, isView: definition !== undefined, sourceVersion: req.sourceVersion, options: req.options }),
+      job: (id) => ({ database: ctx.database, transactionId: id, table: [...req.id], sourceVersion: req.sourceVersion, definition: digestOf(definition ?? '') }),
     });
     return { job_id: transactionId };
   }
@@ -103,9 +112,18 @@ export class MaterializedViewService {
     return transactionWorkOf(this.projections, ctx, id, transactionId);
   }
 
-  async refresh(ctx: RequestContext, table: TableState, sourceVersion?: number) {
+  /**
+   * Refreshes the view from the definition judged when the refresh was requested (`definition`, its
+   * digest), or not at all: lancedb's refresh reads the definition from the same handle, at the
+   * version read here, so a definition written since cannot be the one it runs.
+   */
+  async refresh(ctx: RequestContext, table: TableState, definition: string | undefined, sourceVersion?: number) {
     const dataset = await this.data.open(ctx, table);
     try {
+      const now = (await dataset.schema()).metadata.get(DEFINITION);
+      if (definition === undefined || now === undefined || digestOf(now) !== definition) {
+        throw new CatalogError(ErrorCode.InvalidTableState, `the definition of view '${displayId(table.id)}' changed since its refresh was requested; request the refresh again`);
+      }
       return await new lancedb.MaterializedView(dataset).refresh({ sourceVersion });
     } finally {
       dataset.close();
@@ -115,6 +133,28 @@ export class MaterializedViewService {
   setStatus(ctx: RequestContext, transactionId: string, status: TransactionStatus, properties: Record<string, string> = {}) {
     return recordTransactionStatus(this.writer, ctx, transactionId, status, properties);
   }
+}
+
+const digestOf = (definition: string) => createHash('sha256').update(definition).digest('hex');
+
+/** The table a stored definition reads (lancedb's `source_namespace` and `source_table`); one it cannot name refreshes nothing. */
+function viewSource(definition: string): ObjectId {
+  let d: { source_namespace?: unknown; source_table?: unknown };
+  try {
+    d = JSON.parse(definition) as typeof d;
+  } catch {
+    throw new CatalogError(ErrorCode.InvalidTableState, 'the view\'s stored definition (mv.definition) is not JSON');
+  }
+  const ns = d?.source_namespace ?? [];
+  if (typeof d?.source_table !== 'string' || !Array.isArray(ns) || !ns.every((n) => typeof n === 'string')) {
+    throw new CatalogError(ErrorCode.InvalidTableState, 'the view\'s stored definition (mv.definition) names no source table');
+  }
+  return [...(ns as string[]), d.source_table];
+}
+
+/** A caller whose grants decide what it reads may define or refresh a view only over a source it reads; one it may not answers as a missing one. */
+function requireSourceReadable(ctx: RequestContext, source: ObjectId): void {
+  if (ctx.sees && !ctx.sees.readsTable(source)) throw ctx.sees.hiddenTable(source);
 }
 
 /**

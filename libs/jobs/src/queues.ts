@@ -54,6 +54,8 @@ export interface ViewRefreshJob extends WaitingJob {
   transactionId: string;
   table: string[];
   sourceVersion?: number;
+  /** The SHA-256 of the view's definition as judged when the refresh was requested: the only one it refreshes from. */
+  definition?: string;
 }
 
 /** One maintenance job on one table line: the rest is in the catalog, under the transaction. */
