@@ -34,7 +34,7 @@ export class HistoryService {
     if (uuids.size === 0) throw never();
     // A table that carried the name may have carried others, which the caller may not read: when
     // it may read none of what happened, the name answers as one never recorded.
-    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
+    const visible = historyVisibleTo(ctx);
     const answer = await this.page(ctx, page, (e) => uuids.has((e.data as { tableUuid?: string }).tableUuid ?? '') && (!visible || visible(e)));
     if (visible && answer.events.length === 0 && !page.pageToken) throw never();
     return answer;
@@ -43,7 +43,7 @@ export class HistoryService {
   /** The namespace's own events and the lifecycle of the tables directly inside it (those the caller may read). */
   async namespaceHistory(ctx: RequestContext, id: ObjectId, page: HistoryPage) {
     const inside = (t?: ObjectId) => !!t && t.length === id.length + 1 && sameId(t.slice(0, -1), id);
-    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
+    const visible = historyVisibleTo(ctx);
     const answer = await this.page(ctx, page, (e) => {
       if (visible && !visible(e)) return false;
       const data = e.data as { namespace?: ObjectId; table?: ObjectId; newTable?: ObjectId };
@@ -59,7 +59,7 @@ export class HistoryService {
 
   /** The events a transaction produced, and every later change to the transaction itself. */
   async transactionHistory(ctx: RequestContext, transactionId: string, page: HistoryPage) {
-    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
+    const visible = historyVisibleTo(ctx);
     const answer = await this.page(
       ctx,
       page,
@@ -100,7 +100,7 @@ export class HistoryService {
     const end = Math.min(window.before ?? head + 1, head + 1);
     const from = Math.max(0, end - window.limit);
     const batch = end > from ? await unavailableAs503(() => this.store.readStream(stream, { fromRevision: from, maxCount: end - from })) : [];
-    const visible = ctx.sees ? eventsVisibleTo(ctx.sees) : undefined;
+    const visible = historyVisibleTo(ctx);
     return { events: (visible ? batch.filter(visible) : batch).map(historyEntry), head, before: from > 0 ? from : null };
   }
 
@@ -149,6 +149,7 @@ export class HistoryService {
 export function eventsVisibleTo(sees: CallerAccess): (e: { type: string; data: unknown; metadata: unknown }) => boolean {
   const transactions = new Map<string, boolean>();
   return (e) => {
+    if (SUBSCRIPTION_EVENTS.has(e.type)) return sees.rankOn({ database: true }) >= 3;
     const data = e.data as { table?: ObjectId; newTable?: ObjectId; namespace?: ObjectId; securable?: Securable; transactionId?: string; skipped?: Array<{ table: ObjectId }> };
     const transactionId = (e.metadata as EventMetadata | undefined)?.transactionId;
     let visible: boolean;
@@ -164,6 +165,23 @@ export function eventsVisibleTo(sees: CallerAccess): (e: { type: string; data: u
     if (transactionId !== undefined && e.type !== 'TransactionAltered') transactions.set(transactionId, (transactions.get(transactionId) ?? true) && visible);
     return visible;
   };
+}
+
+/**
+ * A webhook subscription's events carry its URL, which often holds a secret of its receiver: they
+ * are shown to the database's admins only, as the subscriptions are (SubscriptionsList).
+ */
+const SUBSCRIPTION_EVENTS = new Set(['WebhookSubscriptionCreated', 'WebhookSubscriptionDeleted', 'WebhookSubscriptionPaused']);
+
+const notSubscriptions = (e: { type: string }) => !SUBSCRIPTION_EVENTS.has(e.type);
+
+/**
+ * What of the log a caller is shown: what its grants let it read when they decide; otherwise all
+ * of it, but for webhook subscriptions' events below admin on the database. Undefined: everything.
+ */
+export function historyVisibleTo(caller: { sees?: CallerAccess; principal?: string; level?: string }): ((e: { type: string; data: unknown; metadata: unknown }) => boolean) | undefined {
+  if (caller.sees) return eventsVisibleTo(caller.sees);
+  return caller.principal === undefined || caller.level === 'admin' ? undefined : notSubscriptions;
 }
 
 /** Events that name a table without being a step of its lifecycle: a namespace's history leaves them out. */

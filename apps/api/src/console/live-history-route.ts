@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { HistoryEntry, LiveHistory, eventsVisibleTo, unavailableAs503 } from '@app/application';
+import { HistoryEntry, LiveHistory, historyVisibleTo, unavailableAs503 } from '@app/application';
+import { levelIn } from '@app/auth';
 import { CatalogError, ErrorCode, invalidInput } from '@app/catalog';
 import { EventStore } from '@app/event-store';
 import { catalogStreamOf } from '@app/projections';
@@ -54,7 +55,7 @@ export function installLiveHistory(
     byPrincipal.set(principal, (byPrincipal.get(principal) ?? 0) + 1);
     out.write(`retry: ${RETRY_MS}\n\nevent: head\ndata: ${JSON.stringify({ database, revision: head })}\n\n`);
     // A caller whose grants decide its access is sent only events of what it may read.
-    const visible = request.callerAccess ? eventsVisibleTo(request.callerAccess) : undefined;
+    const visible = historyVisibleTo({ sees: request.callerAccess, principal: request.principal?.name, level: request.principal ? levelIn(request.principal, database) : undefined });
     const follower = live.follow(database, after, {
       write: (entry: HistoryEntry) =>
         (visible && !visible({ type: entry.type, data: entry.data, metadata: { transactionId: entry.transaction_id } })) ||
