@@ -1,5 +1,6 @@
 import { invalidInput } from './errors';
 import { ManifestNamingScheme } from './events';
+import { withoutTrailingSlashes } from './slashes';
 
 /**
  * Where Lance keeps each part of a dataset, for a local path and an `s3://` location alike: every
@@ -31,7 +32,7 @@ const REF_FILE = '.json';
 
 /** `location` and the parts under it joined with single slashes. */
 export function inDataset(location: string, ...parts: string[]): string {
-  return [location.replace(/\/+$/, ''), ...parts].join('/');
+  return [withoutTrailingSlashes(location), ...parts].join('/');
 }
 
 /** Where Lance keeps a branch of the table at `location`: its versions, data and transactions. */

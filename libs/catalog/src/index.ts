@@ -37,3 +37,4 @@ export * from './grant-commands';
 export * from './caller-access';
 export * from './webhook-subscriptions';
 export * from './webhook-commands';
+export * from './slashes';

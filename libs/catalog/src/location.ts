@@ -3,6 +3,7 @@ import { invalidInput } from './errors';
 import { ObjectId, sameId } from './ids';
 import { locationKey } from './nested-locations';
 import { PendingPurge, TableState } from './table-state';
+import { withoutTrailingSlashes } from './slashes';
 
 /**
  * A filesystem-safe spelling of a name: anything outside [A-Za-z0-9_-] becomes '_', so no name
@@ -20,7 +21,7 @@ export function safeSegment(name: string): string {
 export function defaultTableLocation(databaseRoot: string, id: ObjectId, tableUuid: string): string {
   const dirs = id.slice(0, -1).map(safeSegment);
   const leaf = `${safeSegment(id[id.length - 1])}-${tableUuid.replace(/-/g, '').slice(0, 12)}.lance`;
-  return [databaseRoot.replace(/\/+$/, ''), ...dirs, leaf].join('/');
+  return [withoutTrailingSlashes(databaseRoot), ...dirs, leaf].join('/');
 }
 
 /** Every folder name `safeSegment` can give, so every folder the namespace tree may place tables in. */

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { withoutEdgeSlashes } from '@app/catalog';
 
 export type StorageOptions = Record<string, string>;
 
@@ -106,7 +107,7 @@ export function readWarehouseSettings(env: NodeJS.ProcessEnv, dataDir: string, p
     problems.push(`WAREHOUSE: '${value}' is not s3://bucket/prefix with a valid bucket name (3-63 characters of [a-z0-9.-])`);
     return { root: value };
   }
-  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  const prefix = withoutEdgeSlashes(m[2] ?? '');
   if (prefix.split('/').some((s) => s === '.' || s === '..' || s === '') && prefix !== '') {
     problems.push(`WAREHOUSE: the prefix of '${value}' must not hold empty, '.' or '..' segments`);
   }

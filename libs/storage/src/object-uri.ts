@@ -1,3 +1,4 @@
+import { withoutTrailingSlashes, withoutEdgeSlashes } from '@app/catalog';
 /** `s3://bucket/key...`: the bucket and the key inside it (no leading slash). */
 export interface ObjectUri {
   bucket: string;
@@ -27,5 +28,5 @@ export function s3Uri({ bucket, key }: ObjectUri): string {
 
 /** A location under a directory-like root: segments joined with single slashes. */
 export function joinLocation(root: string, ...segments: string[]): string {
-  return [root.replace(/\/+$/, ''), ...segments.map((s) => s.replace(/^\/+|\/+$/g, ''))].join('/');
+  return [withoutTrailingSlashes(root), ...segments.map((s) => withoutEdgeSlashes(s))].join('/');
 }

@@ -13,6 +13,7 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { parseS3Uri } from './object-uri';
 import { FileInfo, ListedFile, NameSelector, StorageUnavailableError, TableFiles } from './table-files';
+import { withoutTrailingSlashes } from '@app/catalog';
 
 /** How this process reaches the object store (from AWS_* and WAREHOUSE_STORAGE_OPTIONS). */
 export interface S3Settings {
@@ -117,7 +118,7 @@ export class S3Files implements TableFiles {
   /** A listing gives every file's attributes with its name: `select` only filters it. */
   async list(directory: string, select?: NameSelector): Promise<ListedFile[]> {
     const { bucket, key } = parseS3Uri(directory);
-    const prefix = key.replace(/\/*$/, '/');
+    const prefix = `${withoutTrailingSlashes(key)}/`;
     const listed: ListedFile[] = [];
     let token: string | undefined;
     try {
@@ -154,7 +155,7 @@ export class S3Files implements TableFiles {
 
   async removeTree(directory: string): Promise<number> {
     const { bucket, key } = parseS3Uri(directory);
-    const prefix = key.replace(/\/*$/, '/');
+    const prefix = `${withoutTrailingSlashes(key)}/`;
     let removed = 0;
     try {
       for (;;) {

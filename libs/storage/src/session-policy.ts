@@ -1,4 +1,4 @@
-import { CatalogError, ErrorCode } from '@app/catalog';
+import { CatalogError, ErrorCode, withoutTrailingSlashes } from '@app/catalog';
 import { parseS3Uri } from './object-uri';
 import type { VendedAccess } from './credential-vending';
 import { policyPatternCharacter } from './policy-characters';
@@ -16,7 +16,7 @@ const WRITE_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:Ab
  */
 export function tableSessionPolicy(location: string, access: VendedAccess, partition = 'aws'): string {
   const { bucket, key } = parseS3Uri(location);
-  const prefix = `${key.replace(/\/+$/, '')}/`;
+  const prefix = `${withoutTrailingSlashes(key)}/`;
   const special = policyPatternCharacter(`${bucket}/${prefix}`);
   if (special !== undefined) {
     throw new CatalogError(

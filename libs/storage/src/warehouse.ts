@@ -3,7 +3,7 @@ import { access, realpath } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { dirname, isAbsolute, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { invalidInput } from '@app/catalog';
+import { invalidInput, withoutTrailingSlashes } from '@app/catalog';
 import type { ObjectStoreSettings, StorageOptions } from '@app/config';
 import { LocalFiles } from './local-files';
 import { POLICY_SPECIAL_SHOWN, policyPatternCharacter } from './policy-characters';
@@ -26,7 +26,7 @@ export class Warehouse {
     private readonly objectStore?: ObjectStoreSettings,
   ) {
     if (objectStore) {
-      this.root = root.replace(/\/+$/, '');
+      this.root = withoutTrailingSlashes(root);
       this.s3 = new S3Files(objectStore);
       this.files = this.s3;
     } else {
@@ -107,7 +107,7 @@ export class Warehouse {
       path = relative ? resolve(root, location) : location;
     }
     if (!isAbsolute(path)) throw invalidInput(`location '${location}' must be a path inside this database's root '${shown}' in the warehouse`);
-    const normalised = normalize(path).replace(/\/+$/, '');
+    const normalised = withoutTrailingSlashes(normalize(path));
     if (!normalised.startsWith(`${root}/`)) throw outside();
     const real = await realOfNearestExisting(normalised);
     if (!real.startsWith(`${root}/`)) throw invalidInput(`location '${location}' leads outside this database's root through a symlink`);
@@ -153,7 +153,7 @@ export class Warehouse {
 function normaliseUri(location: string): string | undefined {
   const m = /^s3:\/\/([^/]+)(\/.*)?$/i.exec(location.trim());
   if (!m || /[\u0000-\u001f]/.test(location)) return undefined;
-  const segments = (m[2] ?? '').replace(/\/+$/, '').split('/').slice(1);
+  const segments = withoutTrailingSlashes(m[2] ?? '').split('/').slice(1);
   if (segments.some((s) => s === '' || s === '.' || s === '..')) return undefined;
   return ['s3:/', m[1], ...segments].join('/');
 }

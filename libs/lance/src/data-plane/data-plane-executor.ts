@@ -160,7 +160,10 @@ async function explain(t: lancedb.Table, query: Op<'explain'>['query'], verbose:
   if (!verbose) return plan;
   const schema = await buildLanceQuery(t, query).outputSchema();
   const columns = schema.fields.map((f) => `  ${f.name}: ${f.type}${f.nullable ? '' : ' not null'}`);
-  return `${plan.replace(/\n*$/, '\n')}Output schema:\n${columns.join('\n')}\n`;
+  let end = plan.length;
+  // Scanned, not `/\n*$/`: the plan quotes the caller's filter, newlines and all, and that pattern is quadratic in a run of them.
+  while (end > 0 && plan.charCodeAt(end - 1) === 10) end--;
+  return `${plan.slice(0, end)}\nOutput schema:\n${columns.join('\n')}\n`;
 }
 
 function requireColumns(schema: { fields: Array<{ name: string }> }, paths: string[]): void {
