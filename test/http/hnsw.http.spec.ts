@@ -42,6 +42,29 @@ describe('the standalone HNSW index (hnswlib-node)', () => {
     expect(stats.body).toMatchObject({ index_type: 'HNSW', num_indexed_rows: 2000, num_unindexed_rows: 0 });
   });
 
+  it('answers up to 1,000 rows from the graph in distance order, with every column, and a larger answer from Lance', async () => {
+    const ids = (t: arrow.Table) => t.toArray().map((r) => r.id as number);
+    const wide = await query({ vector: { single_vector: probe }, k: 1000 });
+    expect(wide.numRows).toBe(1000);
+    expect(wide.schema.fields.map((f) => f.name)).toEqual([...sampleTable(0, 1).schema.fields.map((f) => f.name), '_distance']);
+    const distances = wide.toArray().map((r) => r._distance as number);
+    expect([...distances].sort((a, b) => a - b)).toEqual(distances);
+    // Each row is whole: its vector is the one its id was written with.
+    const written = sampleTable(0, 2000);
+    for (const i of [0, 499, 999]) {
+      const row = wide.get(i)!;
+      expect(Array.from(row.vector as Float32Array)).toEqual(Array.from(written.get(row.id as number)!.vector as Float32Array));
+    }
+    expect((await api.post('/v1/table/h/analyze_plan', { vector: { single_vector: probe }, k: 1000 })).body).toContain('HnswSearch');
+    // Past 1,000 rows (k + offset) the graph is not searched: Lance's own search answers, exactly.
+    const past = await api.post('/v1/table/h/analyze_plan', { vector: { single_vector: probe }, k: 1001 });
+    expect(past.body).not.toContain('HnswSearch');
+    const large = await query({ vector: { single_vector: probe }, k: 1500, columns: { column_names: ['id'] } });
+    const exact = await query({ vector: { single_vector: probe }, k: 1500, columns: { column_names: ['id'] }, bypass_vector_index: true });
+    expect(ids(large)).toEqual(ids(exact));
+    expect((await api.post('/v1/table/h/analyze_plan', { vector: { single_vector: probe }, k: 600, offset: 401 })).body).not.toContain('HnswSearch');
+  });
+
   it('stores the row ids as 64-bit integers, and still reads a graph whose row ids are decimal strings in its JSON', async () => {
     const location = (await api.post('/v1/table/h/describe', {})).body.location;
     const bytes = readFileSync(`${location}/_hnsw/graph.rowids`);

@@ -4,6 +4,9 @@ import { CatalogView, IndexState, TableLine, TableState, hnswDir, hnswFiles, ind
 import { HnswCache, LiveRows, TableQuery, searchHnsw } from '@app/lance';
 import { TableFiles } from '@app/storage';
 
+/** The most rows (k + offset) a query takes from an HNSW graph; a larger one is Lance's own search. */
+export const HNSW_MAX_ANSWER = 1000;
+
 /**
  * The server's own vector search over a standalone HNSW index: used for plain nearest-neighbour
  * queries (one vector, no filter, no full-text part) on a column that has a ready HNSW index.
@@ -20,6 +23,8 @@ export class HnswSearch {
 
   indexFor(view: CatalogView, table: TableState, q: TableQuery): IndexState | undefined {
     if (q.bypass_vector_index || q.filter || q.full_text_query || q.vector?.multi_vector?.length || !q.vector?.single_vector?.length) return undefined;
+    // A graph search and its take run on this process's event loop: a larger answer is Lance's, off it.
+    if (q.k + (q.offset ?? 0) > HNSW_MAX_ANSWER) return undefined;
     return [...table.indexes.values()].find(
       (i) => i.indexType === 'HNSW' && indexStatusOf(view, i) === 'ready' && (!q.vector_column || i.columns[0] === q.vector_column),
     );
@@ -37,8 +42,7 @@ export class HnswSearch {
     if (q.columns?.column_names?.length) take = take.select(q.columns.column_names);
     else if (q.columns?.column_aliases) take = take.select(q.columns.column_aliases);
     const fetched = (await take.toArrow()) as unknown as arrow.Table;
-    const ordered = inPageOrder(fetched, page);
-    let rows = ordered.rows.assign(new arrow.Table({ _distance: arrow.vectorFromArray(Float32Array.from(ordered.kept, (h) => h.distance)) }));
+    let rows = inPageOrder(fetched, page);
     if (!q.with_row_id) rows = rows.select(rows.schema.fields.map((f) => f.name).filter((n) => n !== '_rowid'));
     const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
     const plan = [
@@ -60,17 +64,29 @@ export class HnswSearch {
 }
 
 /**
- * The fetched rows in the order of the hits, and the hits they are. A take Lance answered in the
- * order it was asked is used as it is; otherwise (Lance 0.37 answers in row-id order) each row is
- * put in its place, and a row gone meanwhile (a write moved the shared handle on between search
- * and take) is left out.
+ * The fetched rows in the order of the hits, with each hit's `_distance`. A take Lance answered in
+ * the order it was asked is used as it is; otherwise (Lance 0.37 answers in row-id order) each row
+ * is put in its place as a batch of its own, built in one pass (concatenating them one by one, or
+ * assigning a column across them, is quadratic in the rows: a k of 5,000 held the event loop over
+ * a minute), and a row gone meanwhile (a write moved the shared handle on between search and take)
+ * is left out.
  */
-function inPageOrder<H extends { rowId: bigint }>(fetched: arrow.Table, page: H[]): { rows: arrow.Table; kept: H[] } {
+function inPageOrder<H extends { rowId: bigint; distance: number }>(fetched: arrow.Table, page: H[]): arrow.Table {
   const ids = fetched.getChild('_rowid')!;
-  if (fetched.numRows === page.length && page.every((h, i) => ids.get(i) === h.rowId)) return { rows: fetched, kept: page };
+  if (fetched.numRows === page.length && page.every((h, i) => ids.get(i) === h.rowId)) {
+    return fetched.assign(new arrow.Table({ _distance: arrow.vectorFromArray(Float32Array.from(page, (h) => h.distance)) }));
+  }
   const position = new Map<bigint, number>();
   for (let i = 0; i < fetched.numRows; i++) position.set(ids.get(i) as bigint, i);
-  const kept = page.filter((h) => position.has(h.rowId));
-  const rows = kept.map((h) => fetched.slice(position.get(h.rowId)!, position.get(h.rowId)! + 1)).reduce((a, b) => a.concat(b), fetched.slice(0, 0));
-  return { rows, kept };
+  const schema = new arrow.Schema([...fetched.schema.fields, new arrow.Field('_distance', new arrow.Float32(), false)]);
+  const struct = new arrow.Struct(schema.fields);
+  const batches: arrow.RecordBatch[] = [];
+  for (const h of page) {
+    const at = position.get(h.rowId);
+    if (at === undefined) continue;
+    const row = fetched.slice(at, at + 1).batches.find((b) => b.numRows === 1)!;
+    const distance = arrow.makeData({ type: new arrow.Float32(), length: 1, nullCount: 0, data: Float32Array.of(h.distance) });
+    batches.push(new arrow.RecordBatch(schema, arrow.makeData({ type: struct, length: 1, nullCount: 0, children: [...row.data.children, distance] })));
+  }
+  return new arrow.Table(schema, batches);
 }
