@@ -136,6 +136,8 @@ export class HistoryService {
       for (const e of batch) if (visit(e)) return;
       if (batch.length < PAGE) return;
       from = batch[batch.length - 1].revision + 1;
+      // The embedded store reads a page without leaving the event loop: other requests go between pages.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 }
