@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,14 +23,17 @@ export interface NatsServer {
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
-export async function startNats(): Promise<NatsServer> {
+/** `maxPayload`: the largest message the server takes (NATS's default is 1 MiB). */
+export async function startNats(options: { maxPayload?: number } = {}): Promise<NatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'nats-js-'));
+  const config = join(storeDir, 'nats.conf');
+  writeFileSync(config, options.maxPayload ? `max_payload: ${options.maxPayload}\n` : '');
   let child: ChildProcess | undefined;
   let output = '';
   const start = async () => {
     output = '';
-    child = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(NATS_SERVER, ['-c', config, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
     const deadline = Date.now() + 20_000;

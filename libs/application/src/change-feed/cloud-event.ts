@@ -31,7 +31,9 @@ export interface ChangeEventData {
   transaction_id: string;
   principal?: string;
   context?: Record<string, string>;
-  data: unknown;
+  data?: unknown;
+  /** In place of `data`, for an event larger than its sink takes (see tooLargeFor). */
+  data_too_large?: { bytes: number; limit: number; history: string };
 }
 
 /**
@@ -68,6 +70,17 @@ export function toCloudEvent(database: string, e: RecordedEvent): CloudEvent<Cha
     },
     false,
   );
+}
+
+/**
+ * An event whose CloudEvent is larger than the sink takes (NATS's max_payload: a RegisterTable of a
+ * table with thousands of versions lists them all), sent in its place: the same id, type, subject,
+ * time and sequence, and in its data, in place of the event's own, `data_too_large` saying how large
+ * it was and where to read it whole (its transaction's history).
+ */
+export function tooLargeFor(event: CloudEvent<ChangeEventData>, bytes: number, limit: number): CloudEvent<ChangeEventData> {
+  const { data: _whole, ...rest } = event.data!;
+  return event.cloneWith({ data: { ...rest, data_too_large: { bytes, limit, history: `/v1/history/transaction/${rest.transaction_id}` } } as ChangeEventData }, false);
 }
 
 /** Structured mode: the whole CloudEvent as one JSON document (content type application/cloudevents+json). */

@@ -1,10 +1,12 @@
 import { Msg, NatsConnection, StorageType, connect, createInbox, headers, nanos } from 'nats';
-import { EventSink, PublishOutcome, structuredBody, toCloudEvent } from '@app/application';
+import { EventSink, PublishOutcome, structuredBody, toCloudEvent, tooLargeFor } from '@app/application';
 import { RecordedEvent } from '@app/event-store';
 
 /** How long JetStream remembers a message id: a batch republished after a restart or a lease takeover is dropped as a duplicate. */
 const DUPLICATE_WINDOW_MS = 5 * 60_000;
 const ACK_TIMEOUT_MS = 5000;
+/** What a message's headers (its id, content type, the reply subject) may take of NATS's max_payload. */
+const HEADER_ROOM = 1024;
 
 interface Connected {
   nc: NatsConnection;
@@ -94,6 +96,8 @@ export class NatsSink implements EventSink {
       return { published: 0, error };
     }
     const tokens: string[] = [];
+    // Room for the headers within the server's max_payload, which counts them.
+    const room = c.nc.info!.max_payload - HEADER_ROOM;
     const acks = events.map((e) => {
       const event = toCloudEvent(database, e);
       const h = headers();
@@ -102,10 +106,18 @@ export class NatsSink implements EventSink {
       const token = String(++this.sent);
       tokens.push(token);
       const ack = new Promise<void>((resolve, reject) => this.waiting.set(token, { resolve, reject }));
-      c.nc.publish(`lance.catalog.${database}.${e.type}`, this.encoder.encode(structuredBody(event)), { reply: `${c.inbox}.${token}`, headers: h });
+      // Settled by whoever awaits it, or by none when an earlier one failed: never unhandled.
+      ack.catch(() => undefined);
+      try {
+        let body = this.encoder.encode(structuredBody(event));
+        if (body.length > room) body = this.encoder.encode(structuredBody(tooLargeFor(event, body.length, room)));
+        c.nc.publish(`lance.catalog.${database}.${e.type}`, body, { reply: `${c.inbox}.${token}`, headers: h });
+      } catch (error) {
+        this.waiting.get(token)?.reject(error as Error);
+        this.waiting.delete(token);
+      }
       return ack;
     });
-    for (const ack of acks) ack.catch(() => undefined);
     const timer = setTimeout(() => {
       for (const t of tokens) {
         this.waiting.get(t)?.reject(new Error(`no acknowledgement from JetStream within ${ACK_TIMEOUT_MS} ms`));
