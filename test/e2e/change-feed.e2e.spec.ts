@@ -201,7 +201,7 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
     for (let i = 0; i < 5; i++) expect((await api.post(`/v1/namespace/after-nats${i}/create`, {})).status).toBe(200);
     await allStored();
     // Whichever replica publishes is killed; the other takes the lease over once it runs out.
-    const holder = /publishing from this replica/.test(a.output()) ? a : b;
+    const holder = /change feed of 'default': publishing from this replica/.test(a.output()) ? a : b;
     const other = holder === a ? b : a;
     api = new Api(other.url);
     await holder.kill9();
@@ -240,8 +240,7 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       api = new Api(a.url);
       expect(await head()).toBe(before);
       // Once the replica publishes and has read its streams up to their heads, a new event reaches it only through the log's subscription.
-      const publishing = Date.now();
-      while (!a.output().includes('publishing from this replica') && Date.now() - publishing < 10_000) await new Promise((r) => setTimeout(r, 100));
+      await a.outputMatching("change feed of 'default': publishing from this replica", 10_000);
       await new Promise((r) => setTimeout(r, 500));
       expect((await api.post('/v1/namespace/moved0/create', {})).status).toBe(200);
       // The first event after the move is published without waiting for later ones to push it out.
@@ -261,9 +260,8 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       expect((await lanceCatalog(['recover', '--from-warehouse'], { EVENT_STORE: rebuilt.url, DATA_DIR: dataDir })).code).toBe(0);
       a = b = await startServer({ dataDir, entry: 'api', env: { ...env(), EVENT_STORE: rebuilt.url } });
       api = new Api(a.url);
-      const publishing = Date.now();
-      while (!a.output().includes('publishing from this replica') && Date.now() - publishing < 10_000) await new Promise((r) => setTimeout(r, 100));
-      expect(a.output()).toMatch(/checkpointed at revision \d+, past this log's head/);
+      // Logged once the runner has read the projection, its checkpoint and the log's head: after the lease's line.
+      expect(await a.outputMatching(/nats of default was checkpointed at revision \d+, past this log's head/, 10_000)).toMatch(/nats of default was checkpointed at revision \d+, past this log's head/);
       const before = await stored();
       expect((await api.post('/v1/namespace/rebuilt0/create', {})).status).toBe(200);
       const published = () => api.get('/metrics').then((m) => Number(/lance_catalog_change_feed_published_total\{sink="nats"\} (\d+)/.exec(m.text)?.[1] ?? 0));
@@ -277,6 +275,18 @@ describe('the change feed: CloudEvents to NATS JetStream and to webhooks', () =>
       expect(revisionOf(rebuilt0.event)).toBeLessThanOrEqual(Math.max(...before.map((m) => revisionOf(m.event))));
       expect(before.map((m) => m.event.id)).not.toContain(rebuilt0.event.id);
       expect(after).toHaveLength(before.length + 1);
+
+      // The checkpoint was put back to this log's head, not left past it: what is recorded while
+      // NATS is down, and then the replica restarts, is published once both are back.
+      await nats.stop();
+      for (const name of ['rebuilt1', 'rebuilt2']) expect((await api.post(`/v1/namespace/${name}/create`, {})).status).toBe(200);
+      await a.stop();
+      await nats.start();
+      a = b = await startServer({ dataDir, entry: 'api', env: { ...env(), EVENT_STORE: rebuilt.url } });
+      api = new Api(a.url);
+      const names = (m: StoredMessage[]) => m.map((x) => (x.event.data as { data: { namespace?: string[] } }).data.namespace?.[0]);
+      const later = await eventually(stored, (m) => names(m).includes('rebuilt2'), 20_000);
+      expect(names(later).filter((n) => n?.startsWith('rebuilt'))).toEqual(['rebuilt0', 'rebuilt1', 'rebuilt2']);
     } finally {
       await a.stop();
       await rebuilt.drop();

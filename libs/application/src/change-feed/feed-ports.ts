@@ -25,6 +25,11 @@ export interface FeedLedger {
    * revision never moves back.
    */
   advance(database: string, sink: string, owner: string, progress: SinkCheckpoint): Promise<boolean>;
+  /**
+   * Moves the sink's checkpoint to `revision`, back too, only while `owner` holds the lease: for a
+   * checkpoint written for another log, past this one's head (a restore, a recover).
+   */
+  reset(database: string, sink: string, owner: string, revision: number): Promise<boolean>;
   /** Drops a sink's checkpoint (a deleted subscription). */
   forget(database: string, sink: string): Promise<void>;
   /** Every database the feed has seen events of. */

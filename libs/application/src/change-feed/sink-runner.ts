@@ -118,6 +118,12 @@ export class SinkRunner {
     // every event until then. The sink goes on from this log's head.
     if (last > head) {
       this.options.log('warn', `change feed: ${this.target.name} of ${this.database} was checkpointed at revision ${last}, past this log's head ${head}: going on from the head`);
+      // Written down at once: a checkpoint only ever moves forward, so one left past this log's
+      // head would take nothing this log publishes, and a restart would pass over it again.
+      const held = await this.retrying(() => this.ledger.reset(this.database, this.target.name, this.options.owner, head));
+      if (held === undefined) return;
+      if (!held) return this.lost();
+      this.written = { revision: head, at: Date.now() };
       last = head;
     }
     this.next = last + 1;

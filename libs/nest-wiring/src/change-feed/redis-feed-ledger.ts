@@ -19,6 +19,12 @@ if ARGV[3] == '' then redis.call('HDEL', KEYS[2], 'lastError', 'failingSince')
 else redis.call('HSET', KEYS[2], 'lastError', ARGV[3], 'failingSince', ARGV[4]) end
 return 1`;
 
+/** Fenced, and moves the revision wherever it is told. */
+const RESET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'revision', ARGV[2])
+return 1`;
+
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 const DISCOVER = `
@@ -78,6 +84,10 @@ export class RedisFeedLedger implements FeedLedger {
       String(progress.failingSince ?? ''),
     );
     return result === 1;
+  }
+
+  async reset(database: string, sink: string, owner: string, revision: number): Promise<boolean> {
+    return (await this.redis.eval(RESET, 2, this.key('lease', database), this.key('checkpoint', database, sink), owner, String(revision))) === 1;
   }
 
   async forget(database: string, sink: string): Promise<void> {
