@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ObjectId, VersionRecord, branchLocation, couldBeNamespaceFolder } from '@app/catalog';
+import { DATASET_DIRS, ObjectId, VersionRecord, branchLocation, couldBeNamespaceFolder } from '@app/catalog';
 import { BranchRefFiles, TagFiles, TagRecord, listManifestsOnDisk } from '@app/lance';
 import { TableFiles, joinLocation } from '@app/storage';
 import { WarehouseFolders } from './warehouse-folders';
@@ -26,6 +26,11 @@ export interface FoundDatabase {
 const DATABASE = /^[A-Za-z0-9_-]{1,64}$/;
 /** `<name>-<first 12 hex digits of the uuid>.lance`: how the catalog names a table's folder. */
 const TABLE_FOLDER = /^(.+)-([0-9a-f]{12})\.lance$/;
+/**
+ * Lance's own folders inside a table's (met when a table folder holds no committed version): no
+ * namespace. A namespace's folder may start with `_` too: `_staging`, or `école` written `_cole`.
+ */
+const LANCE_FOLDERS = new Set<string>(Object.values(DATASET_DIRS).filter((d) => d.startsWith('_') && !d.includes('/')));
 
 /**
  * Reads the catalog's layout back from the warehouse: `<root>/<database>/<namespace>/.../<table>`,
@@ -52,7 +57,7 @@ export async function readWarehouseLayout(root: string, files: TableFiles, folde
         const location = joinLocation(folder, child);
         const versions = await listManifestsOnDisk(files, location);
         if (versions.length) tablesHere.push({ name: child, location, versions });
-        else if (couldBeNamespaceFolder(location) && !child.startsWith('_')) namespacesHere.push(child);
+        else if (couldBeNamespaceFolder(location) && !LANCE_FOLDERS.has(child)) namespacesHere.push(child);
         else result.skipped.push(location);
       }
       // A name two folders claim (a dropped table awaiting purge, and the one made after it): the
