@@ -56,7 +56,7 @@ describe('lance-catalog: export, import, verify, recover', () => {
 
     // One event changed inside an archive that is otherwise whole: refused before anything is written.
     const lines = gunzipSync(readFileSync(archive)).toString('utf8').split('\n');
-    lines[3] = lines[3].replace('"type":"', '"type":"X');
+    lines[3] = lines[3].replace('"transactionId":"', '"transactionId":"X');
     const damaged = join(dataDir, 'damaged.ndjson.gz');
     writeFileSync(damaged, gzipSync(lines.join('\n')));
     const empty = await postgres();

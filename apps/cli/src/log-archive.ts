@@ -6,6 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import { EventStore, isOperatorStream } from '@app/event-store';
+import { CATALOG_EVENT_TYPES } from '@app/catalog';
+import { databaseOfStream } from '@app/projections';
 import { CommandFailure, EXIT } from './exit-codes';
 import { CarriedEvent, OrderedAppender } from './ordered-appender';
 
@@ -134,6 +136,10 @@ function parseLine(line: string, number: number): unknown {
   }
 }
 
+/** A database's name, as the HTTP edge takes it. */
+const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const EVENT_TYPES = new Set<string>(CATALOG_EVENT_TYPES);
+
 function eventOf(value: unknown, number: number): CarriedEvent {
   const e = value as Partial<EventLine> | null;
   if (
@@ -148,6 +154,13 @@ function eventOf(value: unknown, number: number): CarriedEvent {
   ) {
     throw new CommandFailure(EXIT.badArchive, `line ${number} of the archive is not an event`);
   }
+  // An export holds databases' logs and nothing else: no operator's word (a freeze, a move, a load)
+  // and no stream a database name cannot make (such a name would reach the change feed's subjects).
+  const database = databaseOfStream(e.stream);
+  if (database === undefined || !DATABASE_NAME.test(database)) {
+    throw new CommandFailure(EXIT.badArchive, `line ${number}: stream ${JSON.stringify(e.stream.slice(0, 100))} is no database's log; an export holds nothing else`);
+  }
+  if (!EVENT_TYPES.has(e.type)) throw new CommandFailure(EXIT.badArchive, `line ${number}: ${JSON.stringify(e.type.slice(0, 100))} is no event type of the catalog`);
   return { streamId: e.stream, revision: e.revision as number, id: e.id, type: e.type, data: e.data, metadata: e.metadata ?? {} };
 }
 

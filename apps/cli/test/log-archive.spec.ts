@@ -14,10 +14,10 @@ describe('log archive', () => {
 
   beforeAll(async () => {
     source = new SqliteEventStore(join(dir, 'source.sqlite3'));
-    await source.append('catalog-a', [1, 2, 3].map((n) => ({ type: 'E', data: { n }, metadata: { occurredAt: '2026-01-01T00:00:00Z' } })), 'no_stream');
-    await source.append('catalog-b', [{ type: 'E', data: { n: 'b' } }], 'no_stream');
+    await source.append('catalog-a', [1, 2, 3].map((n) => ({ type: 'NamespaceCreated', data: { n }, metadata: { occurredAt: '2026-01-01T00:00:00Z' } })), 'no_stream');
+    await source.append('catalog-b', [{ type: 'NamespaceCreated', data: { n: 'b' } }], 'no_stream');
     await recordOperatorEvent(source, { type: 'WritesResumed', data: { reason: 'left out of archives' } });
-    await source.append('catalog-a', [{ type: 'E', data: { n: 4 } }], 2);
+    await source.append('catalog-a', [{ type: 'NamespaceCreated', data: { n: 4 } }], 2);
     await exportLog(source, archive, () => undefined);
   });
   afterAll(() => source.close());
@@ -50,12 +50,22 @@ describe('log archive', () => {
     }
   });
 
-  it('refuses a changed event, a missing end, lines after the end, a revision skipped and a foreign file', async () => {
+  it('refuses a changed event, a missing end, lines after the end, a revision skipped, a foreign file, and streams and events no export holds', async () => {
     expect(await refusal(rewritten((l) => [l[0], l[1].replace('"n":1', '"n":7'), ...l.slice(2)]))).toEqual([4, expect.stringMatching(/checksum/)]);
     expect(await refusal(rewritten((l) => l.slice(0, 4)))).toEqual([4, expect.stringMatching(/cut short/)]);
     expect(await refusal(rewritten((l) => [...l.slice(0, -1), l[1]]))).toEqual([4, expect.stringMatching(/after its last line/)]);
     expect(await refusal(rewritten((l) => [l[0], ...l.slice(2)]))).toEqual([4, expect.stringMatching(/jumps to revision 1/)]);
     expect(await refusal(rewritten((l) => ['{"format":"something else"}', ...l.slice(1)]))).toEqual([4, expect.stringMatching(/not a lance-catalog export/)]);
+    // What no export writes: an operator's word, a load's bracket, a stream no database name makes, an event type the catalog has not.
+    const line = (change: (e: Record<string, unknown>) => void) => (l: string[]) => {
+      const e = JSON.parse(l[1]) as Record<string, unknown>;
+      change(e);
+      return [l[0], JSON.stringify(e), ...l.slice(2)];
+    };
+    for (const stream of ['lance-catalog-operator', 'lance-catalog-load', 'catalog-x y', 'catalog-p\r\nPUB evil.subject 2', 'elsewhere']) {
+      expect(await refusal(rewritten(line((e) => (e.stream = stream))))).toEqual([4, expect.stringMatching(/is no database's log; an export holds nothing else/)]);
+    }
+    expect(await refusal(rewritten(line((e) => (e.type = 'EventStoreMoved'))))).toEqual([4, expect.stringMatching(/"EventStoreMoved" is no event type of the catalog/)]);
     const notGzip = join(dir, 'plain.txt');
     writeFileSync(notGzip, 'hello');
     expect(await refusal(notGzip)).toEqual([4, expect.stringMatching(/gzip/)]);

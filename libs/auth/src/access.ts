@@ -27,6 +27,11 @@ export interface Principal {
   readonly grants: Grants;
   /** The roles grants in a database's log may name for it (a key's `roles`, a token's roles claim). */
   readonly roles: readonly string[];
+  /**
+   * The databases whose grants may judge it (a key's `databases`, `*` among them for every one);
+   * absent: every database (a token's).
+   */
+  readonly grantDatabases?: ReadonlySet<string>;
 }
 
 /** Whether the principal holds `level` in `database`, through that database or through `*`. */

@@ -38,6 +38,7 @@ export class ApiKeyRegistry {
         via: 'api-key',
         grants: e.level === 'none' ? new Map() : new Map(e.databases.map((d) => [d, e.level as AccessLevel] as const)),
         roles: [...new Set(e.roles ?? [])],
+        grantDatabases: new Set(e.databases),
       });
     }
   }

@@ -147,9 +147,14 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     return false;
   }
 
-  /** Grants name principals of keys and tokens, in databases a header may name. */
+  /**
+   * Grants name principals of keys and tokens, in databases a header may name; a key's only in the
+   * databases it lists: an admin of another database cannot reach it there by a grant.
+   */
   function judgedByGrants(principal: Principal, database: string): boolean {
-    return (principal.via === 'api-key' || principal.via === 'jwt') && DATABASE_NAME.test(database);
+    if (!(principal.via === 'api-key' || principal.via === 'jwt') || !DATABASE_NAME.test(database)) return false;
+    const scope = principal.grantDatabases;
+    return scope === undefined || scope.has('*') || scope.has(database);
   }
 }
 
