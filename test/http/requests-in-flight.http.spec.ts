@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
 
@@ -44,6 +45,7 @@ describe('requests in flight per principal, and the time a request may take to a
         ]),
         REQUESTS_IN_FLIGHT_PER_PRINCIPAL: '3',
         REQUEST_TIMEOUT_MS: '2000',
+        FIRST_REQUEST_WAIT_MS: '1000',
       },
     });
     expect((await as(KEYS.other).post('/v1/namespace/n/create', {})).status).toBe(200);
@@ -82,6 +84,27 @@ describe('requests in flight per principal, and the time a request may take to a
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((await as(KEYS.hog).post('/v1/namespace/n/describe', {})).status).toBe(200);
+  });
+
+  it('closes a connection that sends no request within FIRST_REQUEST_WAIT_MS, and keeps one that does', async () => {
+    const port = Number(new URL(server.url).port);
+    const open = (send?: string) => {
+      const socket = connect(port, '127.0.0.1', () => send && socket.write(send));
+      socket.on('data', () => undefined);
+      const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - opened)));
+      const opened = Date.now();
+      return { socket, closed };
+    };
+    const silent = open();
+    // A keep-alive connection that asked once lives on past the wait (Node's keep-alive closes it later).
+    const served = open('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    try {
+      expect(await silent.closed).toBeGreaterThanOrEqual(900);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(served.socket.destroyed).toBe(false);
+    } finally {
+      served.socket.destroy();
+    }
   });
 
   it('counts requests whose credential is only in their body by the address they come from, before their body is read', async () => {

@@ -25,6 +25,7 @@ import { useInputLimits } from './http/input-limits';
 import { installJsonBodyParser } from './http/json-body-parser';
 import { installArrowBodyParser } from './http/arrow-body-parser';
 import { installUntypedBodyParser } from './http/untyped-body-parser';
+import { closeSilentConnections } from './http/first-request-wait';
 import { limitBodyArrival } from './http/body-reader';
 import { requestsInFlight } from './http/requests-in-flight';
 import { contextHeadersProblem } from './http/context-headers';
@@ -78,6 +79,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   const arrowBodies = installArrowBodyParser(fastify, config.bodyLimit);
   installUntypedBodyParser(fastify, { json: jsonBodies, arrow: arrowBodies });
   limitBodyArrival(config.requestTimeoutMs);
+  closeSilentConnections(fastify.server, config.firstRequestWaitMs);
   const metrics = app.get(Metrics);
   const logRequest = accessLog(logger, config.accessLog);
   // The hooks every request passes take callbacks, not promises: about 1.5 µs a request less.

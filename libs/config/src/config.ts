@@ -93,6 +93,7 @@ const schema = z.object({
   LIVE_FEEDS_PER_PRINCIPAL: int('LIVE_FEEDS_PER_PRINCIPAL', 8, 1, 1_000_000),
   REQUESTS_IN_FLIGHT_PER_PRINCIPAL: int('REQUESTS_IN_FLIGHT_PER_PRINCIPAL', 128, 0, 1_000_000),
   REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 120_000, 0, 24 * 3_600_000),
+  FIRST_REQUEST_WAIT_MS: int('FIRST_REQUEST_WAIT_MS', 30_000, 100, 3_600_000),
   LIVE_FEEDS_MAX: int('LIVE_FEEDS_MAX', 256, 1, 1_000_000),
   CHANGE_FEED_NATS_URL: z
     .string()
@@ -201,6 +202,8 @@ export interface AppConfig {
   requestsInFlightPerPrincipal: number;
   /** How long a request's body may take to arrive, from the request's arrival (0: no limit). */
   requestTimeoutMs: number;
+  /** How long a new connection may stay silent before its first request. */
+  firstRequestWaitMs: number;
   /** How long a finished transaction stays in a process's memory after it started (0: for good); the log keeps it. */
   transactionMemorySeconds: number;
   /** Table maintenance: the default policy (table and namespace properties override it) and the workers' planner. */
@@ -303,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     liveFeeds: { perPrincipal: c.LIVE_FEEDS_PER_PRINCIPAL, max: c.LIVE_FEEDS_MAX },
     requestsInFlightPerPrincipal: c.REQUESTS_IN_FLIGHT_PER_PRINCIPAL,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    firstRequestWaitMs: c.FIRST_REQUEST_WAIT_MS,
     transactionMemorySeconds: c.TRANSACTION_MEMORY_SECONDS,
     maintenance: {
       planner: c.MAINTENANCE_PLANNER,
