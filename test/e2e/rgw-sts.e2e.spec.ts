@@ -227,6 +227,15 @@ describe('STS credentials vended per table (RGW)', () => {
     expect([missing.status, missing.body.code]).toEqual([404, 4]);
     expect(hidden.text).not.toContain('aws_');
     expect((await wes.post('/v1/table/shop%24other/describe', {})).status).toBe(404);
+    // A batch's declaration vends at the level the grants give on that table, as DeclareTable does.
+    const onNamespace = { grantee: { principal: 'wes' }, securable: { namespace: ['shop'] }, level: 'write' };
+    expect((await admin.post('/v1/grants/create', onNamespace)).status).toBe(200);
+    const batch = await wes.post('/v1/table/batch-commit', { operations: [{ declare_table: { id: ['shop', 'by-batch'] } }] });
+    expect(batch.status).toBe(200);
+    const declared = batch.body.results[0].declare_table;
+    const s3 = s3With(declared.storage_options);
+    expect(await statusOf(s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${keyOf(declared.location)}/scratch`, Body: 'x' })))).toBe(200);
+    expect((await admin.post('/v1/grants/revoke', onNamespace)).status).toBe(200);
   });
 
   it('reaches a branch\'s tree (tree/<branch>/ under the table\'s root) with the same table\'s credentials', async () => {

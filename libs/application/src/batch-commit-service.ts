@@ -39,7 +39,7 @@ export class BatchCommitService {
     // Vended first, one per declared table: when any cannot be had, nothing is committed.
     const storageOptions = await Promise.all(
       operations.map((op, i) =>
-        op.kind === 'declare_table' ? this.clientOptions.forTable(ctx, { id: op.command.id, uuid: op.command.tableUuid, location: op.command.location }, vend[i]) : undefined,
+        op.kind === 'declare_table' ? this.clientOptions.forTable(onTable(ctx, op.command.id), { id: op.command.id, uuid: op.command.tableUuid, location: op.command.location }, vend[i]) : undefined,
       ),
     );
     return this.writer.execute(ctx, 'BatchCommitTables', (view, metadata) => {
@@ -92,4 +92,15 @@ function resultOf(op: BatchOperation, events: CatalogEvent[], transactionId: str
       return { deregister_table: { id: e.data.table, location: e.data.location, transaction_id: transactionId } };
     }
   }
+}
+
+/**
+ * The caller's level on one table of a batch, which its credentials for the table follow: by its
+ * grants when they decide (the batch has no one subject whose level the edge could set), else its
+ * credential's on the database.
+ */
+function onTable(ctx: RequestContext, id: ObjectId): RequestContext {
+  if (!ctx.sees) return ctx;
+  const level = ctx.sees.levelOn({ table: id });
+  return { ...ctx, level: level === 'none' ? undefined : level };
 }
