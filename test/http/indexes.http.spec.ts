@@ -140,11 +140,17 @@ describe('asynchronous index builds (API and worker in one process)', () => {
       [{ column: 'id', index_type: 'BTREE', name: 'btree_id' }, 409, 7],
       [{ column: 'vector', index_type: 'IVF_SQ' }, 406, 0],
       [{ index_type: 'BTREE' }, 400, 13],
+      // A build's cost grows with these, on workers every database shares: bounded.
+      [{ column: 'vector', index_type: 'HNSW', ef_construction: 1e9 }, 400, 13],
+      [{ column: 'vector', index_type: 'HNSW', m: 100_000 }, 400, 13],
+      [{ column: 'vector', index_type: 'IVF_PQ', num_partitions: 1e7 }, 400, 13],
+      [{ column: 'vector', index_type: 'IVF_PQ', max_iterations: 1e6 }, 400, 13],
     ];
     for (const [body, status, code] of cases) {
       const res = await api.post('/v1/table/ix%24t/create_index', body);
       expect([res.status, res.body.code, JSON.stringify(body)]).toEqual([status, code, JSON.stringify(body)]);
     }
+    expect((await api.post('/v1/table/ix%24t/create_index', { column: 'vector', index_type: 'HNSW', ef_construction: 10_001 })).body.error).toBe('ef_construction must be at most 10000');
     const missing = await api.post('/v1/table/ix%24ghost/create_index', { column: 'id', index_type: 'BTREE' });
     expect([missing.status, missing.body.code]).toEqual([404, 4]);
   });

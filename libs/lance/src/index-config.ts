@@ -40,6 +40,24 @@ const BASE_TOKENIZERS = ['simple', 'whitespace', 'raw', 'ngram'];
 const DISTANCES = ['l2', 'cosine', 'dot'] as const;
 
 /** Refuses options that do not belong to the index type, so a typo never silently does nothing. */
+/**
+ * The most each build option may ask for: a build runs on a worker every database shares, and its
+ * cost grows with these (one HNSW build with an `ef_construction` of 10^9 held the next database's
+ * BTREE build ten seconds on a 6,000-row table, and for hours on a large one). Each bound is far
+ * above what Lance's and hnswlib's own guidance use.
+ */
+const MOST: Record<string, number> = {
+  num_partitions: 65_536,
+  num_sub_vectors: 8_192,
+  num_bits: 8,
+  sample_rate: 65_536,
+  max_iterations: 1_000,
+  target_partition_size: 1_000_000_000,
+  m: 256,
+  ef_construction: 10_000,
+  max_token_length: 4_096,
+};
+
 export function checkIndexParams(type: IndexType, params: IndexParams): void {
   const given = Object.keys(params).filter((k) => (params as Record<string, unknown>)[k] !== undefined);
   const foreign = given.filter((k) => !ALLOWED[type].includes(k));
@@ -50,9 +68,10 @@ export function checkIndexParams(type: IndexType, params: IndexParams): void {
   if (params.base_tokenizer && !BASE_TOKENIZERS.includes(params.base_tokenizer)) {
     throw invalidInput(`base_tokenizer '${params.base_tokenizer}' is not one of ${BASE_TOKENIZERS.join(', ')}`);
   }
-  for (const k of ['num_partitions', 'num_sub_vectors', 'num_bits', 'sample_rate', 'max_iterations', 'target_partition_size', 'm', 'ef_construction', 'max_token_length']) {
+  for (const [k, most] of Object.entries(MOST)) {
     const v = (params as Record<string, unknown>)[k];
     if (v !== undefined && (!Number.isInteger(v) || (v as number) < 1)) throw invalidInput(`${k} must be a positive integer`);
+    if (v !== undefined && (v as number) > most) throw invalidInput(`${k} must be at most ${most}`);
   }
   if (params.num_bits !== undefined && ![4, 8].includes(params.num_bits)) throw invalidInput('num_bits must be 4 or 8');
   if (params.num_partitions !== undefined && params.target_partition_size !== undefined) {
