@@ -107,6 +107,22 @@ describe('requests in flight per principal, and the time a request may take to a
     }
   });
 
+  it('ends a refused body still arriving at REQUEST_TIMEOUT_MS: its connection is not held once answered', async () => {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => (answer += d));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write(`POST /v1/namespace/n/describe HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEYS.other}\r\ncontent-type: application/json\r\ncontent-length: 1000000000000\r\n\r\n{`);
+    const trickle = setInterval(() => socket.writable && socket.write(' '), 200);
+    try {
+      await closed;
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+  });
+
   it('counts requests whose credential is only in their body by the address they come from, before their body is read', async () => {
     const held = [heldOpen(server.url), heldOpen(server.url), heldOpen(server.url)];
     await new Promise((r) => setTimeout(r, 300));

@@ -78,8 +78,25 @@ export function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream
   });
 }
 
-/** Reads a refused body on and throws it away: the caller, still sending, gets the answer rather than a reset connection. */
+/** The most of a refused body read on and thrown away; past it the connection is closed. */
+const DRAIN_MOST_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads a refused body on and throws it away: the caller, still sending, gets the answer rather
+ * than a reset connection. Bounded like any body: what is still coming at REQUEST_TIMEOUT_MS from
+ * the request's arrival, or past 16 MiB, ends the connection (a body declared a terabyte long and
+ * sent a byte a second held its connection, uncounted once answered, for good).
+ */
 export function readOnAndDrop(request: FastifyRequest, payload: NodeJS.ReadableStream): void {
   draining.add(request.raw);
+  const close = () => request.raw.socket?.destroy();
+  const left = arrivalLimitMs > 0 ? Math.max(0, arrivalLimitMs - (performance.now() - (request.arrivedAt ?? performance.now()))) : undefined;
+  const timer = left === undefined ? undefined : setTimeout(close, left);
+  let drained = 0;
+  payload.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_MOST_BYTES) close();
+  });
+  for (const end of ['end', 'close', 'error']) payload.once(end, () => clearTimeout(timer));
   payload.resume();
 }
