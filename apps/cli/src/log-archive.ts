@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import { EventStore, isOperatorStream } from '@app/event-store';
-import { CATALOG_EVENT_TYPES } from '@app/catalog';
+import { CATALOG_EVENT_TYPES, DATABASE_NAME } from '@app/catalog';
 import { databaseOfStream } from '@app/projections';
 import { CommandFailure, EXIT } from './exit-codes';
 import { CarriedEvent, OrderedAppender } from './ordered-appender';
@@ -136,8 +136,6 @@ function parseLine(line: string, number: number): unknown {
   }
 }
 
-/** A database's name, as the HTTP edge takes it. */
-const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const EVENT_TYPES = new Set<string>(CATALOG_EVENT_TYPES);
 
 function eventOf(value: unknown, number: number): CarriedEvent {

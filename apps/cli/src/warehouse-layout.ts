@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DATASET_DIRS, ObjectId, VersionRecord, branchLocation, couldBeNamespaceFolder } from '@app/catalog';
+import { DATASET_DIRS, ObjectId, VersionRecord, branchLocation, couldBeNamespaceFolder, DATABASE_NAME } from '@app/catalog';
 import { BranchRefFiles, TagFiles, TagRecord, listManifestsOnDisk } from '@app/lance';
 import { TableFiles, joinLocation } from '@app/storage';
 import { WarehouseFolders } from './warehouse-folders';
@@ -23,7 +23,6 @@ export interface FoundDatabase {
   skipped: string[];
 }
 
-const DATABASE = /^[A-Za-z0-9_-]{1,64}$/;
 /** `<name>-<first 12 hex digits of the uuid>.lance`: how the catalog names a table's folder. */
 const TABLE_FOLDER = /^(.+)-([0-9a-f]{12})\.lance$/;
 /**
@@ -43,7 +42,7 @@ export async function readWarehouseLayout(root: string, files: TableFiles, folde
   const branches = new BranchRefFiles(files);
   for (const database of await folders.list(root)) {
     const result: FoundDatabase = { database, namespaces: [], tables: [], skipped: [] };
-    if (!DATABASE.test(database)) {
+    if (!DATABASE_NAME.test(database)) {
       result.skipped.push(joinLocation(root, database));
       found.push(result);
       continue;

@@ -73,3 +73,6 @@ export function requireTableId(id: ObjectId): ObjectId {
 function printable(s: string): string {
   return JSON.stringify(s).slice(1, -1);
 }
+
+/** A database's name: what a header, a key's list, a stream and a warehouse folder may carry. */
+export const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;

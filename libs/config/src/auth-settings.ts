@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { DATABASE_NAME } from '@app/catalog';
 
-const DATABASE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const apiKeyEntry = z.object({
   principal: z.string().min(1).max(128),
   sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be the 64 hex digits of the key\'s SHA-256'),
   databases: z
-    .array(z.string().refine((d) => d === '*' || DATABASE.test(d), { message: "a database is '*' or 1-64 characters of [A-Za-z0-9_-]" }))
+    .array(z.string().refine((d) => d === '*' || DATABASE_NAME.test(d), { message: "a database is '*' or 1-64 characters of [A-Za-z0-9_-]" }))
     .min(1),
   /** `none`: the key holds exactly what grants give it (and its roles). */
   level: z.enum(['none', 'read', 'write', 'admin']),

@@ -1,4 +1,5 @@
 import type { ObjectStoreSettings } from './warehouse-settings';
+import { DATABASE_NAME } from '@app/catalog';
 
 /** What clients are handed: the operator's options as they are, or STS sessions scoped to one table. */
 export type ClientCredentials = StaticClientCredentials | StsClientCredentials;
@@ -24,7 +25,6 @@ export interface StsClientCredentials {
 }
 
 const ROLE_ARN = /^arn:[a-z0-9-]+:iam::[A-Za-z0-9_-]*:role\/[\w+=,.@\/-]{1,512}$/;
-const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Option names Lance reads as credentials: under STS the catalog vends them itself. */
 const CREDENTIAL_KEYS = /(access_key_id|secret_access_key|session_token|^token$|_token$|expires_at_millis)/;
 

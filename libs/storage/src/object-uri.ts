@@ -28,5 +28,5 @@ export function s3Uri({ bucket, key }: ObjectUri): string {
 
 /** A location under a directory-like root: segments joined with single slashes. */
 export function joinLocation(root: string, ...segments: string[]): string {
-  return [withoutTrailingSlashes(root), ...segments.map((s) => withoutEdgeSlashes(s))].join('/');
+  return [withoutTrailingSlashes(root), ...segments.map(withoutEdgeSlashes)].join('/');
 }

@@ -1,9 +1,8 @@
 import { ANONYMOUS, Authenticator, AuthenticationFailed, Credentials, Principal, SERVICE, allows, levelIn } from '@app/auth';
-import { CallerAccess, ErrorCode, granteeKeysOf, rankOf } from '@app/catalog';
+import { CallerAccess, ErrorCode, granteeKeysOf, rankOf, DATABASE_NAME } from '@app/catalog';
 import type { ProjectionRegistry } from '@app/projections';
 import { unavailableAs503 } from '@app/application';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DATABASE_NAME } from '../http/rest-request';
 import { accessOf } from './access-policy';
 import { RouteAccess } from '../operations/operation';
 

@@ -1,5 +1,6 @@
 import {
   CatalogError,
+  DATABASE_NAME,
   DEFAULT_DELIMITER,
   ErrorCode,
   ObjectId,
@@ -18,8 +19,6 @@ import type { FastifyRequest } from 'fastify';
 import { CONTEXT_LIMIT_NAMES, checkedParse, contextLimits, contextMap, idArray } from './body-schemas';
 import { decodeFormComponent } from './form-decode';
 
-/** What a database may be called (the header naming it is refused otherwise). */
-export const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const CTX_PREFIX = 'x-lance-ctx-';
 
 /**

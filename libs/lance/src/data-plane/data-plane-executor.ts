@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import type * as lancedb from '@lancedb/lancedb';
-import { CatalogError, ErrorCode } from '@app/catalog';
+import { CatalogError, ErrorCode, withoutTrailing } from '@app/catalog';
 import { addIpcFile } from '../ipc-add';
 import { withIpcFile } from '../ipc-file';
 import { buildLanceQuery } from '../lance-query';
@@ -160,10 +160,8 @@ async function explain(t: lancedb.Table, query: Op<'explain'>['query'], verbose:
   if (!verbose) return plan;
   const schema = await buildLanceQuery(t, query).outputSchema();
   const columns = schema.fields.map((f) => `  ${f.name}: ${f.type}${f.nullable ? '' : ' not null'}`);
-  let end = plan.length;
   // Scanned, not `/\n*$/`: the plan quotes the caller's filter, newlines and all, and that pattern is quadratic in a run of them.
-  while (end > 0 && plan.charCodeAt(end - 1) === 10) end--;
-  return `${plan.slice(0, end)}\nOutput schema:\n${columns.join('\n')}\n`;
+  return `${withoutTrailing(plan, '\n')}\nOutput schema:\n${columns.join('\n')}\n`;
 }
 
 function requireColumns(schema: { fields: Array<{ name: string }> }, paths: string[]): void {
