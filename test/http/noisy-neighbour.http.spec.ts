@@ -180,7 +180,7 @@ describe('no caller takes the service from the others', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   }, 60_000);
 
-  it('bounds a database\'s waiting data operations: past DATA_PLANE_QUEUE_PER_DATABASE, 503 code 17 with Retry-After', async () => {
+  it('bounds a database\'s waiting data operations: past DATA_PLANE_QUEUE_PER_DATABASE, 503 code 17 with Retry-After to a principal holding its part of them', async () => {
     const controllers = Array.from({ length: 5 }, () => new AbortController());
     await whileNeighbourWorks(async () => {
       // One runs (alpha holds one of the two processes at most), two wait, the others are refused at once.
@@ -197,8 +197,14 @@ describe('no caller takes the service from the others', () => {
         [503, 17, true],
         [503, 17, true],
       ]);
+      expect(refused?.[0]?.body).toMatchObject({ error: expect.stringMatching(/already has 2 data operations waiting .*, 2 of them this caller's/) });
+      // The queue is full of one principal's operations: another of the database is still queued.
+      const admin = alphaAdmin.post('/v1/table/a%24large/count_rows', {});
+      await new Promise((r) => setTimeout(r, 300));
       for (const c of controllers) c.abort();
       await Promise.all(answers);
+      const counted = await admin;
+      expect({ status: counted.status, body: counted.body }).toEqual({ status: 200, body: 100_000 });
     });
     expect((await alphaAdmin.get('/metrics')).text).toMatch(/lance_catalog_data_plane_queue_full_total 2/);
   }, 60_000);

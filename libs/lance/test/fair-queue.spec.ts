@@ -20,6 +20,17 @@ describe('the data plane\'s fair queue', () => {
     expect(Array.from({ length: 4 }, () => q.take(() => true)!.item)).toEqual(['g0', 'm0', 'g1', 'g2']);
   });
 
+  it('counts what each principal of a database has waiting, and forgets one with nothing waiting', () => {
+    const q = new FairQueue<string>();
+    q.add(share('alpha', 'greedy'), 'g0');
+    q.add(share('alpha', 'greedy'), 'g1');
+    q.add(share('alpha', 'modest'), 'm0');
+    expect([q.waitingOf(share('alpha', 'greedy')), q.waitingOf(share('alpha', 'modest')), q.principalsWaiting('alpha'), q.principalsWaiting('beta')]).toEqual([2, 1, 2, 0]);
+    q.take(() => true);
+    q.take(() => true);
+    expect([q.waitingOf(share('alpha', 'greedy')), q.waitingOf(share('alpha', 'modest')), q.principalsWaiting('alpha')]).toEqual([1, 0, 1]);
+  });
+
   it('passes over a database at its cap, and takes nothing when every waiting one is', () => {
     const q = new FairQueue<string>();
     q.add(share('alpha'), 'a0');

@@ -82,12 +82,12 @@ export class ContainedDataPlane implements DataPlane {
     if (call.signal?.aborted) return Promise.reject(new DataPlaneFailure('open', 'the caller left before the operation started', 'cancelled'));
     const share = { database: op.table.database, principal: call.principal ?? '' };
     const bound = this.options.queuePerDatabase;
-    if (bound !== undefined && this.waiting.waiting(share.database) >= bound && this.atCap(share.database)) {
+    if (bound !== undefined && this.waiting.waiting(share.database) >= bound && this.atCap(share.database) && !this.belowFairShare(share, bound)) {
       this.options.onQueueFull?.();
       return Promise.reject(
         new CatalogError(
           ErrorCode.ServiceUnavailable,
-          `this database already has ${bound} data operations waiting for a data-plane process (DATA_PLANE_QUEUE_PER_DATABASE); retry later`,
+          `this database already has ${this.waiting.waiting(share.database)} data operations waiting for a data-plane process, ${this.waiting.waitingOf(share)} of them this caller's (DATA_PLANE_QUEUE_PER_DATABASE is ${bound}); retry later`,
         ),
       );
     }
@@ -104,6 +104,18 @@ export class ContainedDataPlane implements DataPlane {
       this.waiting.add(share, job);
       this.dispatch();
     }) as Promise<DataPlaneResult<K>>;
+  }
+
+  /**
+   * Whether a principal holds less than its part of its database's queue (the bound shared by the
+   * principals waiting, itself counted): such a one is queued past the bound, so that one principal
+   * filling the queue does not refuse the others of its database. Past the bound, each principal
+   * holds less than its part, and the principals are the keys and users the database's admins made.
+   */
+  private belowFairShare(share: Share, bound: number): boolean {
+    const own = this.waiting.waitingOf(share);
+    const principals = this.waiting.principalsWaiting(share.database) + (own === 0 ? 1 : 0);
+    return own < Math.floor(bound / principals);
   }
 
   private atCap(database: string): boolean {

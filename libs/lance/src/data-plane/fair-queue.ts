@@ -32,6 +32,16 @@ export class FairQueue<T> {
     return this.waitingIn.get(database) ?? 0;
   }
 
+  /** How many of one principal's operations wait. */
+  waitingOf(share: Share): number {
+    return this.byDatabase.get(share.database)?.get(share.principal)?.length ?? 0;
+  }
+
+  /** How many principals of a database have operations waiting. */
+  principalsWaiting(database: string): number {
+    return this.byDatabase.get(database)?.size ?? 0;
+  }
+
   add(share: Share, item: T): void {
     let principals = this.byDatabase.get(share.database);
     if (!principals) this.byDatabase.set(share.database, (principals = new Map()));
