@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { Socket, connect } from 'node:net';
 import { Api } from '../support/http';
 import { RunningServer, startServer } from '../support/server';
 
@@ -46,6 +46,7 @@ describe('requests in flight per principal, and the time a request may take to a
         REQUESTS_IN_FLIGHT_PER_PRINCIPAL: '3',
         REQUEST_TIMEOUT_MS: '2000',
         FIRST_REQUEST_WAIT_MS: '1000',
+        CONNECTIONS_PER_ADDRESS: '24',
       },
     });
     expect((await as(KEYS.other).post('/v1/namespace/n/create', {})).status).toBe(200);
@@ -105,6 +106,49 @@ describe('requests in flight per principal, and the time a request may take to a
     } finally {
       served.socket.destroy();
     }
+  });
+
+  it('answers a connection past CONNECTIONS_PER_ADDRESS 503 code 17 and closes it, while other addresses are served', async () => {
+    const port = Number(new URL(server.url).port);
+    // Each asks once and stays open (keep-alive): what a client holding connections does.
+    const ask = (localAddress = '127.0.0.1') =>
+      new Promise<{ socket: Socket; answer: string }>((resolve) => {
+        const socket = connect({ port, host: '127.0.0.1', localAddress }, () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+        let answer = '';
+        socket.on('error', () => undefined);
+        socket.on('data', (d) => {
+          answer += d;
+          if (/\r\n\r\n[\s\S]*\}/.test(answer)) resolve({ socket, answer });
+        });
+        socket.on('close', () => resolve({ socket, answer }));
+      });
+    const held = await Promise.all(Array.from({ length: 30 }, () => ask()));
+    try {
+      const refused = held.filter((h) => h.answer.startsWith('HTTP/1.1 503'));
+      const served = held.filter((h) => h.answer.startsWith('HTTP/1.1 200'));
+      // The test's own client holds a few connections from this address already.
+      expect(refused.length).toBeGreaterThanOrEqual(6);
+      expect(refused.length + served.length).toBe(30);
+      const body = JSON.parse(refused[0].answer.slice(refused[0].answer.indexOf('\r\n\r\n') + 4));
+      expect(body).toEqual({ code: 17, error: expect.stringContaining('already holds 24 open connections (CONNECTIONS_PER_ADDRESS)') });
+      expect(refused[0].answer).toMatch(/retry-after: 1/i);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(refused.every((h) => h.socket.destroyed || h.socket.readableEnded)).toBe(true);
+      expect(served.every((h) => !h.socket.destroyed)).toBe(true);
+      // Another address is served meanwhile.
+      const elsewhere = await ask('127.0.0.2');
+      expect(elsewhere.answer).toMatch(/^HTTP\/1\.1 200/);
+      elsewhere.socket.destroy();
+    } finally {
+      for (const h of held) h.socket.destroy();
+    }
+    // Closed, they give their places back.
+    await new Promise((r) => setTimeout(r, 200));
+    const again = await ask();
+    again.socket.destroy();
+    expect(again.answer).toMatch(/^HTTP\/1\.1 200/);
+    const metrics = await as(KEYS.other).get('/metrics');
+    expect(Number(/lance_catalog_connections_refused_total (\d+)/.exec(metrics.text)?.[1])).toBeGreaterThanOrEqual(6);
   });
 
   it('ends a refused body still arriving at REQUEST_TIMEOUT_MS: its connection is not held once answered', async () => {

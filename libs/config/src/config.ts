@@ -94,6 +94,8 @@ const schema = z.object({
   REQUESTS_IN_FLIGHT_PER_PRINCIPAL: int('REQUESTS_IN_FLIGHT_PER_PRINCIPAL', 128, 0, 1_000_000),
   REQUEST_TIMEOUT_MS: int('REQUEST_TIMEOUT_MS', 120_000, 0, 24 * 3_600_000),
   FIRST_REQUEST_WAIT_MS: int('FIRST_REQUEST_WAIT_MS', 30_000, 100, 3_600_000),
+  // 0: no cap, for a server behind a proxy whose connections all come from its one address.
+  CONNECTIONS_PER_ADDRESS: int('CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
   LIVE_FEEDS_MAX: int('LIVE_FEEDS_MAX', 256, 1, 1_000_000),
   CHANGE_FEED_NATS_URL: z
     .string()
@@ -204,6 +206,8 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** How long a new connection may stay silent before its first request. */
   firstRequestWaitMs: number;
+  /** Connections one client address may hold open at once (0: no cap). */
+  connectionsPerAddress: number;
   /** How long a finished transaction stays in a process's memory after it started (0: for good); the log keeps it. */
   transactionMemorySeconds: number;
   /** Table maintenance: the default policy (table and namespace properties override it) and the workers' planner. */
@@ -307,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     requestsInFlightPerPrincipal: c.REQUESTS_IN_FLIGHT_PER_PRINCIPAL,
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     firstRequestWaitMs: c.FIRST_REQUEST_WAIT_MS,
+    connectionsPerAddress: c.CONNECTIONS_PER_ADDRESS,
     transactionMemorySeconds: c.TRANSACTION_MEMORY_SECONDS,
     maintenance: {
       planner: c.MAINTENANCE_PLANNER,

@@ -94,6 +94,11 @@ export class Metrics {
     help: "Data operations refused (503) because their database's queue was full (DATA_PLANE_QUEUE_PER_DATABASE)",
     registers: [this.registry],
   });
+  readonly connectionsRefused = new Counter({
+    name: 'lance_catalog_connections_refused_total',
+    help: 'Connections refused (503) because their address already held CONNECTIONS_PER_ADDRESS open ones',
+    registers: [this.registry],
+  });
   readonly liveFeedsRefused = new Counter({
     name: 'lance_catalog_live_feeds_refused_total',
     help: 'Live history feeds refused (429) past LIVE_FEEDS_PER_PRINCIPAL or LIVE_FEEDS_MAX',
