@@ -48,6 +48,7 @@ export class CatalogProjection {
   readonly streamId: string;
   private queue: Promise<unknown> = Promise.resolve();
   private restored = false;
+  private restoring = false;
   /** The revision the newest snapshot (written or read) covers. */
   private snapshotRevision = -1;
   private snapshotting?: Promise<void>;
@@ -69,6 +70,11 @@ export class CatalogProjection {
 
   get state(): CatalogState {
     return this.current;
+  }
+
+  /** Whether it holds no event and is not restoring a snapshot: letting it go loses nothing. */
+  get holdsNothing(): boolean {
+    return this.current.revision < 0 && !this.restoring;
   }
 
   /**
@@ -97,7 +103,12 @@ export class CatalogProjection {
     // The head read runs while a first call restores the snapshot: if the store refuses it then, the
     // rejection must already have a handler (it is awaited below), or it ends the process.
     headRead.catch(() => undefined);
-    await this.serialised(() => this.restore());
+    this.restoring = true;
+    try {
+      await this.serialised(() => this.restore());
+    } finally {
+      this.restoring = false;
+    }
     const read = await headRead;
     if (this.current.revision < read.revision) await this.serialised(() => this.readUpTo(read.revision));
     this.folded(read);

@@ -2,9 +2,20 @@ import { EventStore } from '@app/event-store';
 import { CatalogProjection } from './catalog-projection';
 import { Snapshots } from './snapshots';
 
-/** Holds one projection per database, created on first use. */
+/** How many projections of databases without an event are kept; past it, the oldest are let go. */
+const EMPTY_KEPT = 256;
+
+/**
+ * Holds one projection per database, created on first use. A database is named by a request's
+ * header, so a caller may name any number that hold nothing (each projection took about 40 KB: 25,000
+ * made-up names took a gigabyte). Projections that have folded no event are therefore let go past
+ * EMPTY_KEPT, the oldest first: nothing holds a projection past a call, and one made again reads
+ * the same stream.
+ */
 export class ProjectionRegistry {
   private readonly projections = new Map<string, CatalogProjection>();
+  /** Databases whose projection held no event when made, oldest first. */
+  private readonly unborn = new Set<string>();
 
   constructor(
     private readonly store: EventStore,
@@ -17,8 +28,24 @@ export class ProjectionRegistry {
     if (!projection) {
       projection = new CatalogProjection(this.store, database, this.snapshots, this.transactionMemoryMs);
       this.projections.set(database, projection);
+      this.unborn.add(database);
+      if (this.unborn.size > EMPTY_KEPT) this.letGoOfEmpty(database);
     }
     return projection;
+  }
+
+  /**
+   * Lets go of the oldest projections that hold nothing, down to half of EMPTY_KEPT; one that has
+   * folded an event is no longer watched here, one restoring a snapshot is passed over for now.
+   */
+  private letGoOfEmpty(keep: string): void {
+    for (const database of this.unborn) {
+      if (this.unborn.size <= EMPTY_KEPT / 2) return;
+      const projection = this.projections.get(database);
+      if (database === keep || (projection && projection.state.revision < 0 && !projection.holdsNothing)) continue;
+      this.unborn.delete(database);
+      if (projection?.holdsNothing) this.projections.delete(database);
+    }
   }
 
   /**
