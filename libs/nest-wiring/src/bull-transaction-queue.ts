@@ -4,13 +4,28 @@ import { ColumnBackfillJob, IndexBuildJob, QUEUES, TableMaintenanceJob, ViewRefr
 import { withTimeout } from './with-timeout';
 
 const PING_TIMEOUT_MS = 1000;
+/** How long a database's queued jobs count against the priority of its next ones. */
+const FAIRNESS_WINDOW_SECONDS = 600;
+/** BullMQ's largest priority. */
+const LOWEST_PRIORITY = 2_097_152;
+const COUNT_IN_WINDOW = 'lanceCatalogCountInWindow';
+/** One more in the key's count; the window starts with its first. */
+const COUNT_IN_WINDOW_LUA = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n`;
 
 /**
  * The producer side of a queue whose jobs are catalog transactions (index builds, column
  * backfills): the transaction id is the job id. Fails fast while Redis is away instead of hanging.
+ *
+ * The queues are shared by every database, and workers take jobs in priority order: a job's
+ * priority is how many jobs its database queued before it in the last ten minutes (the first 1),
+ * so a database that queues a hundred builds has its first run beside another database's one
+ * build, and that one before the rest of the hundred.
  */
-export class BullTransactionQueue<T extends { transactionId: string }> implements TransactionJobQueue<T> {
+export class BullTransactionQueue<T extends { transactionId: string; database: string }> implements TransactionJobQueue<T> {
   readonly queue: Queue<T>;
+  private counting = false;
 
   constructor(
     name: string,
@@ -28,10 +43,12 @@ export class BullTransactionQueue<T extends { transactionId: string }> implement
   }
 
   async enqueue(job: T): Promise<void> {
+    const priority = await withTimeout(this.queuedRecently(job.database), 5 * PING_TIMEOUT_MS);
     await withTimeout(
       // BullMQ's generic job-name types do not narrow for a generic T.
       (this.queue as unknown as Queue).add(this.jobName, job, {
         jobId: job.transactionId,
+        priority,
         attempts: this.attempts,
         backoff: { type: 'exponential', delay: 1000 },
         removeOnComplete: 1000,
@@ -39,6 +56,17 @@ export class BullTransactionQueue<T extends { transactionId: string }> implement
       }),
       5 * PING_TIMEOUT_MS,
     );
+  }
+
+  /** Counts the job against its database's window, and answers its place there (1 for the first). */
+  private async queuedRecently(database: string): Promise<number> {
+    const client = await this.queue.getBackend().client;
+    if (!this.counting) {
+      client.defineCommand(COUNT_IN_WINDOW, { numberOfKeys: 1, lua: COUNT_IN_WINDOW_LUA });
+      this.counting = true;
+    }
+    const count = Number(await client.runCommand(COUNT_IN_WINDOW, [this.queue.toKey(`fair:${database}`), FAIRNESS_WINDOW_SECONDS]));
+    return Math.min(Math.max(1, count), LOWEST_PRIORITY);
   }
 
   close(): Promise<void> {
