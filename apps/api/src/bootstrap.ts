@@ -115,7 +115,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   if (limiterRedis) fastify.addHook('onClose', async () => void limiterRedis.disconnect());
   // Last, so that every hook above applies to the edge's routes and sees them registered.
   await bindOperations(fastify, { ...services, operations: OPERATIONS, authenticator });
-  installChangeFeed(app, config, services);
+  installChangeFeed(app, config, services, authenticator);
   return app;
 }
 

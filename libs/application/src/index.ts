@@ -41,3 +41,4 @@ export * from './change-feed/feed-ports';
 export * from './change-feed/change-feed';
 export * from './change-feed/webhook-secrets';
 export * from './change-feed/webhook-target';
+export * from './change-feed/subscription-creators';

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   CatalogError,
+  CatalogView,
+  CreatorCredential,
   ErrorCode,
   ObjectId,
   PageRequest,
@@ -19,6 +21,7 @@ import { ProjectionRegistry, catalogStreamOf } from '@app/projections';
 import { CatalogWriter, unavailableAs503 } from './catalog-writer';
 import { FeedLedger, WebhookDelivery, WebhookRefusedError } from './change-feed/feed-ports';
 import { webhookSecret } from './change-feed/webhook-secrets';
+import { SubscriptionCreators, suspension } from './change-feed/subscription-creators';
 import { webhookSinkName } from './change-feed/webhook-target';
 import { RequestContext } from './request-context';
 import { stateFor } from './request-state';
@@ -28,6 +31,8 @@ export interface WebhookSubscriptionRequest {
   eventTypes?: string[];
   namespace?: ObjectId;
   fromRevision?: number;
+  /** The caller's credential, judged again at each delivery (see SubscriptionCreators). */
+  createdWith?: CreatorCredential;
 }
 
 /**
@@ -67,6 +72,7 @@ export class WebhookService {
       ...(request.eventTypes ? { eventTypes: request.eventTypes } : {}),
       ...(request.namespace ? { namespace: request.namespace } : {}),
       ...(request.fromRevision !== undefined ? { fromRevision: request.fromRevision } : {}),
+      ...(request.createdWith ? { createdWith: request.createdWith } : {}),
     };
     return this.writer.execute(ctx, 'CreateWebhookSubscription', (view) => ({
       events: decideCreateWebhookSubscription(view, spec),
@@ -94,8 +100,11 @@ export class WebhookService {
     }));
   }
 
-  /** In the order they were made; a page token is the revision of the last one's creation. */
-  async list(ctx: RequestContext, page: PageRequest = {}) {
+  /**
+   * In the order they were made; a page token is the revision of the last one's creation. An
+   * active one whose creator may no longer hold it is told as suspended (`creators`).
+   */
+  async list(ctx: RequestContext, page: PageRequest = {}, creators?: SubscriptionCreators) {
     const after = page.pageToken === undefined ? -1 : Number(page.pageToken);
     if (!Number.isSafeInteger(after)) throw invalidInput(`page_token '${page.pageToken}' is not one a page of subscriptions answered`);
     const state = await stateFor(this.projections, ctx);
@@ -104,11 +113,11 @@ export class WebhookService {
       .filter((s) => s.createdRevision > after)
       .sort((a, b) => a.createdRevision - b.createdRevision);
     const result = takePage(ordered, page.limit, (s) => String(s.createdRevision));
-    return { subscriptions: result.items.map((s) => subscriptionJson(s, ctx.delimiter)), page_token: result.pageToken };
+    return { subscriptions: result.items.map((s) => subscriptionJson(s, ctx.delimiter, suspendedIn(state, ctx.database, s, creators))), page_token: result.pageToken };
   }
 
-  /** One subscription with its delivery: the revision it reached, its lag in events and seconds, its last error. */
-  async describe(ctx: RequestContext, subscriptionId: string) {
+  /** One subscription with its delivery: the revision it reached, its lag in events and seconds, its last error, whether it is suspended. */
+  async describe(ctx: RequestContext, subscriptionId: string, creators?: SubscriptionCreators) {
     // The projection is caught up to the stream's head: its revision is the head.
     const [state, checkpoint] = await Promise.all([
       stateFor(this.projections, ctx),
@@ -126,7 +135,7 @@ export class WebhookService {
       if (oldest) lagSeconds = Math.max(0, (Date.now() - oldest.created.getTime()) / 1000);
     }
     return {
-      ...subscriptionJson(s, ctx.delimiter),
+      ...subscriptionJson(s, ctx.delimiter, suspendedIn(state, ctx.database, s, creators)),
       delivered_revision: delivered,
       head_revision: head,
       lag_events: lagEvents,
@@ -138,14 +147,20 @@ export class WebhookService {
   }
 }
 
-function subscriptionJson(s: WebhookSubscriptionState, delimiter: string) {
+/** Why an active subscription delivers nothing now: its creator may not hold it (the change feed passes its events over meanwhile). */
+function suspendedIn(view: CatalogView, database: string, s: WebhookSubscriptionState, creators: SubscriptionCreators | undefined) {
+  return s.status === 'active' && creators && !creators.mayHold(database, s, view) ? suspension(s, database) : undefined;
+}
+
+function subscriptionJson(s: WebhookSubscriptionState, delimiter: string, suspended?: { reason: string; to_resume: string }) {
   return {
     subscription_id: s.subscriptionId,
     url: s.url,
     ...(s.eventTypes ? { event_types: s.eventTypes } : {}),
     ...(s.namespace ? { namespace: s.namespace.join(delimiter) } : {}),
     ...(s.fromRevision !== undefined ? { from_revision: s.fromRevision } : {}),
-    status: s.status,
+    status: suspended ? 'suspended' : s.status,
+    ...(suspended ? { suspended } : {}),
     ...(s.createdRevision >= 0 ? { created_at: s.createdAt, created_revision: s.createdRevision } : {}),
     ...(s.createdBy ? { created_by: s.createdBy } : {}),
     ...(s.paused ? { paused: { reason: s.paused.reason, at: s.paused.at, revision: s.paused.revision } } : {}),

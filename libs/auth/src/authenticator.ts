@@ -44,6 +44,16 @@ export class Authenticator {
     return this.options.apiKeys.ofPrincipal(principal, database);
   }
 
+  /** The principal each configured API key of `principal` authenticates as: what a request with one of them would be judged on. */
+  keyPrincipals(principal: string): readonly Principal[] {
+    return this.options.apiKeys.keysNamed(principal);
+  }
+
+  /** Whether bearer tokens are verified here (an issuer is configured). */
+  get acceptsTokens(): boolean {
+    return this.options.jwt !== undefined;
+  }
+
   /** Whether a key is this deployment's service key (the server's own calls and its workers). */
   isServiceKey(key: string | undefined): boolean {
     return key !== undefined && timingSafeEqual(keyDigest(key), this.serviceDigest);

@@ -12,6 +12,9 @@ export function rankOf(level: string | undefined): number {
   return level === undefined ? 0 : (RANK[level] ?? 0);
 }
 
+/** What a caller's access reads of a database: its grants (now, or as of a revision), and its namespaces. */
+export type AccessView = Pick<CatalogView, 'grants' | 'namespace'>;
+
 /**
  * What one caller may do in one database whose grants decide it: its credential's own level on
  * the database (`keyRank`), and the grants its name and roles hold in the database's state. A level
@@ -23,7 +26,7 @@ export class CallerAccess {
   private granted?: { tables: ObjectId[]; namespaces: ObjectId[] };
 
   constructor(
-    private readonly view: CatalogView,
+    private readonly view: AccessView,
     readonly principal: string,
     readonly grantees: readonly string[],
     readonly keyRank: number,

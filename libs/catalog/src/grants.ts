@@ -199,10 +199,37 @@ export class GrantsState {
 
   /** The grants as they were once every change recorded at or before `millis` was folded. */
   asOf(millis: number, keep?: (grantee: string, securable: string) => boolean): GrantsState {
+    return this.folded(this.changes.length, (i) => this.changeKeys[i].at <= millis, keep);
+  }
+
+  /** The grants as they were once every change up to `revision` of the log was folded. */
+  asOfRevision(revision: number, keep?: (grantee: string, securable: string) => boolean): GrantsState {
+    return this.folded(this.changesThrough(revision), () => true, keep);
+  }
+
+  /**
+   * Whether a change recorded after `revision` is on one of these securables (keys): if none is,
+   * the grants on them as of `revision` are those held now. Only the changes after it are looked at.
+   */
+  changedAfter(revision: number, securables: readonly string[]): boolean {
+    for (let i = this.changes.length - 1; i >= 0 && this.changes[i].revision > revision; i--) {
+      if (securables.includes(this.changeKeys[i].securable)) return true;
+    }
+    return false;
+  }
+
+  /** How many changes were recorded up to `revision`: they are in log order, so the later ones are all at the end. */
+  private changesThrough(revision: number): number {
+    let end = this.changes.length;
+    while (end > 0 && this.changes[end - 1].revision > revision) end--;
+    return end;
+  }
+
+  private folded(count: number, take: (i: number) => boolean, keep?: (grantee: string, securable: string) => boolean): GrantsState {
     const past = new GrantsState();
-    for (let i = 0; i < this.changes.length; i++) {
+    for (let i = 0; i < count; i++) {
       const k = this.changeKeys[i];
-      if (!(k.at <= millis) || (keep && !keep(k.grantee, k.securable))) continue;
+      if (!take(i) || (keep && !keep(k.grantee, k.securable))) continue;
       past.apply(this.changes[i]);
     }
     return past;

@@ -37,4 +37,5 @@ export * from './grant-commands';
 export * from './caller-access';
 export * from './webhook-subscriptions';
 export * from './webhook-commands';
+export * from './subscription-holders';
 export * from './slashes';

@@ -1,4 +1,13 @@
+import { GrantLevel } from './grants';
 import { ObjectId, isPrefix } from './ids';
+
+/**
+ * The kind of credential a subscription's creator presented, so that whether it may still hold the
+ * subscription can be judged again at each delivery. A key is looked up again among the configured
+ * keys by its principal (their levels and roles are the configuration's at the time); a token is
+ * not held after its request, so the level it carried in the database and its roles are kept.
+ */
+export type CreatorCredential = { kind: 'api-key' } | { kind: 'token'; level?: GrantLevel; roles: string[] } | { kind: 'service' };
 
 /** What a webhook subscription was created with, as WebhookSubscriptionCreated records it (never its secret). */
 export interface WebhookSubscriptionSpec {
@@ -10,6 +19,8 @@ export interface WebhookSubscriptionSpec {
   namespace?: ObjectId;
   /** The first revision of the log it receives; absent: the events after its own creation. */
   fromRevision?: number;
+  /** Absent: made without authentication configured, or before the credential was recorded. */
+  createdWith?: CreatorCredential;
 }
 
 export interface WebhookSubscriptionState extends WebhookSubscriptionSpec {

@@ -1,6 +1,20 @@
-import { CatalogEvent, CatalogState, DraftCatalog, ErrorCode, decideCreateWebhookSubscription, decideDeleteWebhookSubscription, decidePauseWebhookSubscription, evolve, subscriptionTakes } from '../src';
+import {
+  CatalogEvent,
+  CatalogState,
+  DraftCatalog,
+  ErrorCode,
+  GrantFact,
+  changesHolders,
+  decideCreateWebhookSubscription,
+  decideDeleteWebhookSubscription,
+  decidePauseWebhookSubscription,
+  evolve,
+  granteeKeysOf,
+  holdersBefore,
+  subscriptionTakes,
+} from '../src';
 import { given } from './decider';
-import { fold, meta } from './support';
+import { fold, meta, ns } from './support';
 
 const created = (subscriptionId: string, extra: Record<string, unknown> = {}): CatalogEvent => ({
   type: 'WebhookSubscriptionCreated',
@@ -52,5 +66,20 @@ describe('webhook subscriptions', () => {
     const byNamespace = { subscriptionId: 's2', url: 'https://x/', namespace: ['a'] };
     expect(subscriptionTakes(byNamespace, { type: 'WebhookSubscriptionCreated', data: { subscriptionId: 'other', url: 'https://y/', namespace: ['a'] } })).toBe(false);
     expect(subscriptionTakes(byNamespace, { type: 'TableDropped', data: { table: ['a', 't'] } })).toBe(true);
+  });
+
+  it('tells who held subscriptions as each event was recorded, folding the past only around a grant on the database', () => {
+    const ritaAdmin: GrantFact = { grantee: { principal: 'rita' }, securable: { database: true }, level: 'admin' };
+    const onNamespace: GrantFact = { grantee: { principal: 'rita' }, securable: { namespace: ['a'] }, level: 'admin' };
+    const state = fold(new CatalogState(), [ns('a'), { type: 'GrantIssued', data: ritaAdmin }, ns('b'), { type: 'GrantRevoked', data: ritaAdmin }, ns('c'), { type: 'GrantIssued', data: onNamespace }]);
+    const rita = granteeKeysOf('rita', []);
+    // Before each revision 1..6: nothing yet, admin (after revision 1), and none again once revoked (at 3).
+    expect([1, 2, 3, 4, 5, 6].map((r) => holdersBefore(state, r).grants.rank(rita, ['d']))).toEqual([0, 3, 3, 0, 0, 0]);
+    // After the last grant on the database the state itself serves: a grant on a namespace decides nothing here.
+    expect(holdersBefore(state, 4)).toBe(state);
+    expect(holdersBefore(state, 3)).not.toBe(state);
+    expect(changesHolders({ type: 'GrantRevoked', data: ritaAdmin })).toBe(true);
+    expect(changesHolders({ type: 'GrantIssued', data: onNamespace })).toBe(false);
+    expect(changesHolders({ type: 'NamespaceCreated', data: { namespace: ['d'], properties: {} } })).toBe(false);
   });
 });

@@ -1,9 +1,10 @@
 import { ANONYMOUS, Authenticator, AuthenticationFailed, Credentials, Principal, SERVICE, allows, levelIn } from '@app/auth';
-import { CallerAccess, ErrorCode, granteeKeysOf, rankOf, DATABASE_NAME } from '@app/catalog';
+import { CallerAccess, ErrorCode, granteeKeysOf } from '@app/catalog';
 import type { ProjectionRegistry } from '@app/projections';
 import { unavailableAs503 } from '@app/application';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf } from './access-policy';
+import { accessByGrants, judgedByGrants } from './principal-access';
 import { RouteAccess } from '../operations/operation';
 
 declare module 'fastify' {
@@ -89,9 +90,9 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
     const principal = request.principal!;
     if (!judgedByGrants(principal, database)) return false;
     const state = (await unavailableAs503(() => projections.current(database, request.arrivedAt))).state;
-    grantees ??= granteeKeysOf(principal.name, principal.roles);
-    if (!state.grants.holdsAny(grantees)) return false;
-    request.callerAccess = new CallerAccess(state, principal.name, grantees, rankOf(levelIn(principal, database)));
+    const access = accessByGrants(principal, database, state, grantees);
+    if (!access) return false;
+    request.callerAccess = access;
     return true;
   }
 
@@ -144,16 +145,6 @@ export function installAuth(fastify: FastifyInstance, authenticator: Authenticat
       if (projections.get(database).state.grants.holdsAny(grantees)) return byGrants(request, database, grantees).then(() => false);
     }
     return false;
-  }
-
-  /**
-   * Grants name principals of keys and tokens, in databases a header may name; a key's only in the
-   * databases it lists: an admin of another database cannot reach it there by a grant.
-   */
-  function judgedByGrants(principal: Principal, database: string): boolean {
-    if (!(principal.via === 'api-key' || principal.via === 'jwt') || !DATABASE_NAME.test(database)) return false;
-    const scope = principal.grantDatabases;
-    return scope === undefined || scope.has('*') || scope.has(database);
   }
 }
 

@@ -1,7 +1,7 @@
 import { CallerAccess, CatalogError, ErrorCode, EventMetadata, ObjectId, RANK_LEVELS, Securable, parentOf, rankOf } from '@app/catalog';
-import { levelIn } from '@app/auth';
 import type { FastifyRequest } from 'fastify';
 import { RestRequest } from '../http/rest-request';
+import { principalRankOn } from '../auth/principal-access';
 import { MAKES_SUBJECT } from './check-order';
 import { Operation, OperationServices, RawOperation, Subject, nameOf } from './operation';
 
@@ -97,8 +97,7 @@ function subjectsOf(data: unknown): Securable[] {
 
 /** The rank a caller holds on a securable: its grants' when they decide, otherwise its credential's on the database. */
 export function rankOnSecurable(request: FastifyRequest, database: string, securable: Securable): number {
-  if (request.callerAccess) return request.callerAccess.rankOn(securable);
-  return request.principal ? rankOf(levelIn(request.principal, database)) : 0;
+  return request.principal ? principalRankOn(request.principal, database, request.callerAccess, securable) : 0;
 }
 
 /** Refuses (403 code 15) a caller without admin on the securable: `what` says what it may then not do. */

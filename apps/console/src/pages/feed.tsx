@@ -8,9 +8,11 @@ interface Subscription {
   event_types?: string[];
   namespace?: string;
   from_revision?: number;
-  status: 'active' | 'paused';
+  status: 'active' | 'paused' | 'suspended';
   created_at?: string;
   paused?: { reason: string; at: string; revision: number };
+  /** Its creator may no longer hold it: why, and what makes it deliver again. */
+  suspended?: { reason: string; to_resume: string };
 }
 
 interface Delivery extends Subscription {
@@ -28,7 +30,7 @@ const REFRESH_MS = 5000;
 
 /**
  * The database's webhook subscriptions and how each is delivering: the revision it reached, its
- * lag in events and seconds, its last error, why it was paused. Admins of the database only (the
+ * lag in events and seconds, its last error, why it was paused or is suspended. Admins of the database only (the
  * API refuses others, and the page says so).
  */
 export function FeedPage() {
@@ -85,6 +87,12 @@ export function FeedPage() {
                     <>
                       {' '}
                       since <When at={d.paused.at} />: {d.paused.reason}
+                    </>
+                  )}
+                  {d.suspended && (
+                    <>
+                      {' '}
+                      {d.suspended.reason}; to resume: {d.suspended.to_resume}
                     </>
                   )}
                 </td>

@@ -1,9 +1,9 @@
-import { WebhookSubscriptionState } from '@app/catalog';
+import { CatalogView, WebhookSubscriptionState } from '@app/catalog';
 import { EventStore, RecordedEvent, Subscription } from '@app/event-store';
 import { ProjectionRegistry, catalogStreamOf, databaseOfStream } from '@app/projections';
 import { EventSink, FeedLedger } from './feed-ports';
 import { SinkRunner, SinkTarget } from './sink-runner';
-import { WEBHOOK_SINK_PREFIX, WebhookTarget, WebhookTargetSettings, webhookSinkName } from './webhook-target';
+import { WEBHOOK_SINK_PREFIX, WebhookTarget, WebhookTargetDatabase, WebhookTargetSettings, webhookSinkName } from './webhook-target';
 
 /** How long to wait before asking the ledger again after it failed (Redis away). */
 const LEDGER_RETRY_MS = 1000;
@@ -249,7 +249,7 @@ class DatabaseFeed {
       const state = (await this.projections.current(this.database)).state;
       const subscriptions: WebhookSubscriptionState[] = state.webhooks.all();
       for (const s of subscriptions) {
-        if (s.status === 'active') wanted.set(webhookSinkName(s.subscriptionId), () => new WebhookTarget(this.database, s, webhooks));
+        if (s.status === 'active') wanted.set(webhookSinkName(s.subscriptionId), () => new WebhookTarget(this.database, s, webhooks, this.targetDatabase));
       }
       gone = [...this.runners.keys()].filter((k) => k.startsWith(WEBHOOK_SINK_PREFIX) && !state.webhooks.get(k.slice(WEBHOOK_SINK_PREFIX.length)));
     }
@@ -270,6 +270,18 @@ class DatabaseFeed {
       this.runners.set(name, runner);
       runner.start();
     }
+  }
+
+  private readonly targetDatabase: WebhookTargetDatabase = {
+    stateThrough: (revision) => this.stateThrough(revision),
+    log: (level, message) => this.options.log(level, message),
+  };
+
+  /** The state in memory when it is folded through `revision` (this replica's own writes are); else caught up to the log's head. */
+  private async stateThrough(revision: number): Promise<CatalogView> {
+    const projection = this.projections.get(this.database);
+    if (projection.state.revision >= revision) return projection.state;
+    return (await this.projections.current(this.database)).state;
   }
 
   async close(): Promise<void> {
