@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { Readable, pipeline as chain } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { createInterface } from 'node:readline';
 import { EventStore, isOperatorStream } from '@app/event-store';
 import { CATALOG_EVENT_TYPES, DATABASE_NAME } from '@app/catalog';
 import { databaseOfStream } from '@app/projections';
+import { LineTooLong, boundedLines } from './bounded-lines';
 import { CommandFailure, EXIT } from './exit-codes';
 import { CarriedEvent, OrderedAppender } from './ordered-appender';
 
@@ -19,8 +19,8 @@ import { CarriedEvent, OrderedAppender } from './ordered-appender';
 export const ARCHIVE_FORMAT = 'lance-catalog-log';
 const ARCHIVE_VERSION = 1;
 const PAGE = 5000;
-/** An event's line is far below this (events are bounded by the server's body limits). */
-const MAX_LINE = 64 * 1024 * 1024;
+// What one line may hold in memory: 64 times the largest event a request makes (JSON_BODY_LIMIT's 4 MiB), or a RegisterTable of 1.3 million versions.
+export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 
 interface Header {
   format: string;
@@ -109,21 +109,22 @@ export interface ArchiveCheck {
   exportedAt: string;
 }
 
-/** The archive's lines, decompressed, each checked for length. */
+/** The archive's lines, decompressed, each refused once longer than MAX_LINE_BYTES, before more of it is held. */
 async function* archiveLines(file: string): AsyncGenerator<string> {
-  const input = createReadStream(file).pipe(createGunzip());
-  const reader = createInterface({ input, crlfDelay: Infinity });
+  // Failures of the file's stream reach the lines' reader through the gunzip stream.
+  const input = chain(createReadStream(file), createGunzip(), () => undefined);
   try {
-    for await (const line of reader) {
-      if (line.length > MAX_LINE) throw new CommandFailure(EXIT.badArchive, 'the archive holds a line longer than any event: it is not an export of this catalog');
-      yield line;
-    }
+    yield* boundedLines(input, MAX_LINE_BYTES);
   } catch (e) {
-    if (e instanceof CommandFailure) throw e;
+    if (e instanceof LineTooLong) {
+      throw new CommandFailure(
+        EXIT.badArchive,
+        `line ${e.line} of the archive is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB, the most an event's line may take: the file is damaged or is not an export of this catalog; import an archive 'lance-catalog export' wrote`,
+      );
+    }
     if ((e as { code?: string }).code === 'ENOENT') throw new CommandFailure(EXIT.usage, `no archive at ${file}`);
     throw new CommandFailure(EXIT.badArchive, `the archive cannot be read as gzip-compressed NDJSON (${(e as Error).message})`);
   } finally {
-    reader.close();
     input.destroy();
   }
 }

@@ -1,9 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { EventStore, SqliteEventStore, isOperatorStream, recordOperatorEvent } from '@app/event-store';
-import { checkArchive, exportLog, importArchive } from '../src/log-archive';
+import { loadConfig } from '@app/config';
+import { EventStore, SqliteEventStore, embeddedStoreFile, isOperatorStream, recordOperatorEvent } from '@app/event-store';
+import { importVerb } from '../src/archive-verbs';
+import { MAX_LINE_BYTES, checkArchive, exportLog, importArchive } from '../src/log-archive';
 import { CommandFailure } from '../src/exit-codes';
 
 /** The archive format on the embedded store: what export writes, what import checks and loads. */
@@ -22,10 +26,28 @@ describe('log archive', () => {
   });
   afterAll(() => source.close());
 
+  const archiveLines = () => gunzipSync(readFileSync(archive)).toString('utf8').split('\n');
   const rewritten = (edit: (lines: string[]) => string[]) => {
     const file = join(dir, `edited-${Math.random()}.ndjson.gz`);
-    writeFileSync(file, gzipSync(edit(gunzipSync(readFileSync(archive)).toString('utf8').split('\n')).join('\n')));
+    writeFileSync(file, gzipSync(edit(archiveLines()).join('\n')));
     return file;
+  };
+  /** `lance-catalog import --from file` into an empty embedded store: how it ended, and how many events the store then holds. */
+  const imported = async (file: string) => {
+    const dataDir = mkdtempSync(join(dir, 'target-'));
+    let ending: { exitCode: number; message?: string };
+    try {
+      ending = { exitCode: (await importVerb.run({ values: { from: file }, config: loadConfig({ DATA_DIR: dataDir }), json: true })).exitCode };
+    } catch (e) {
+      expect(e).toBeInstanceOf(CommandFailure);
+      ending = { exitCode: (e as CommandFailure).exitCode, message: (e as Error).message };
+    }
+    const store = new SqliteEventStore(embeddedStoreFile(dataDir));
+    try {
+      return { ...ending, events: (await store.readAll()).length };
+    } finally {
+      await store.close();
+    }
   };
   const refusal = async (file: string) => {
     try {
@@ -69,5 +91,25 @@ describe('log archive', () => {
     const notGzip = join(dir, 'plain.txt');
     writeFileSync(notGzip, 'hello');
     expect(await refusal(notGzip)).toEqual([4, expect.stringMatching(/gzip/)]);
+  });
+
+  it('refuses a line longer than MAX_LINE_BYTES once it passes the bound, holding no more of it, before anything is written', async () => {
+    // A line of 8 GiB in a file of 9 MB: one gzip member of a MiB of 'a', written 8,192 times (gunzip reads members on as one stream).
+    const file = join(dir, 'long-line.ndjson.gz');
+    const [header] = archiveLines();
+    const mebibyte = gzipSync(Buffer.alloc(1024 * 1024, 'a'));
+    async function* members(): AsyncGenerator<Buffer> {
+      yield gzipSync(`${header}\n{"stream":"catalog-a","revision":0,"id":"`);
+      for (let i = 0; i < 8192; i++) yield mebibyte;
+    }
+    await pipeline(Readable.from(members()), createWriteStream(file));
+    const peakBefore = process.resourceUsage().maxRSS;
+    expect(await imported(file)).toEqual({
+      exitCode: 4,
+      message: `line 2 of the archive is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB, the most an event's line may take: the file is damaged or is not an export of this catalog; import an archive 'lance-catalog export' wrote`,
+      events: 0,
+    });
+    // The process's peak (maxRSS, in KiB) grew by what the bound lets a line hold, not by the line.
+    expect((process.resourceUsage().maxRSS - peakBefore) * 1024).toBeLessThan(2 * MAX_LINE_BYTES);
   });
 });
