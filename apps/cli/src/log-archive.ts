@@ -5,7 +5,7 @@ import { Readable, pipeline as chain } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { EventStore, isOperatorStream } from '@app/event-store';
-import { CATALOG_EVENT_TYPES, DATABASE_NAME } from '@app/catalog';
+import { CATALOG_EVENT_TYPES, DATABASE_NAME, UuidSlots } from '@app/catalog';
 import { databaseOfStream } from '@app/projections';
 import { LineTooLong, boundedLines } from './bounded-lines';
 import { CommandFailure, EXIT } from './exit-codes';
@@ -164,12 +164,30 @@ function eventOf(value: unknown, number: number): CarriedEvent {
 }
 
 /**
+ * An event's id is its own: every store makes its events' ids as random UUIDs (and EventStoreDB
+ * takes nothing else), and the change feed publishes each event under its id, so a second event
+ * under one id is a repeat that JetStream drops (within its duplicate window) and a webhook
+ * receiver may.
+ */
+function requireOwnId(ids: UuidSlots, id: string, number: number): void {
+  const known = ids.size;
+  const slot = ids.add(id);
+  if (slot < 0) throw new CommandFailure(EXIT.badArchive, `line ${number}: event id ${JSON.stringify(id.slice(0, 100))} is not a UUID as the stores make them; an export holds nothing else`);
+  // Events are added in their lines' order from line 2, after the header: slot k is line k + 2.
+  if (ids.size === known) {
+    throw new CommandFailure(EXIT.badArchive, `lines ${slot + 2} and ${number} hold events of the same id ${id}: every event of a log has an id of its own; import an archive 'lance-catalog export' wrote`);
+  }
+}
+
+/**
  * Reads the whole archive without writing anything: its header, every event (each stream's
- * revisions contiguous from 0), and the trailer's count and checksum against what was read.
+ * revisions contiguous from 0, each id given once), and the trailer's count and checksum against
+ * what was read.
  */
 export async function checkArchive(file: string, onProgress: (events: number) => void = () => undefined): Promise<ArchiveCheck> {
   const hash = createHash('sha256');
   const next = new Map<string, number>();
+  const ids = new UuidSlots();
   let header: Header | undefined;
   let trailer: Trailer | undefined;
   let events = 0;
@@ -187,6 +205,7 @@ export async function checkArchive(file: string, onProgress: (events: number) =>
       continue;
     } else {
       const event = eventOf(value, number);
+      requireOwnId(ids, event.id, number);
       const expected = next.get(event.streamId) ?? 0;
       if (event.revision !== expected) {
         throw new CommandFailure(EXIT.badArchive, `line ${number}: stream '${event.streamId}' jumps to revision ${event.revision} where ${expected} comes next`);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,15 @@ describe('log archive', () => {
     writeFileSync(file, gzipSync(edit(archiveLines()).join('\n')));
     return file;
   };
+  /** The archive's events edited, under a trailer that counts and seals them again, as one made to pass the checksum would be. */
+  const resealed = (edit: (events: Array<Record<string, unknown>>) => void) =>
+    rewritten((l) => {
+      const events = l.slice(1, -2).map((line) => JSON.parse(line) as Record<string, unknown>);
+      edit(events);
+      const lines = [l[0], ...events.map((e) => JSON.stringify(e))];
+      const sha256 = createHash('sha256').update(lines.map((line) => `${line}\n`).join('')).digest('hex');
+      return [...lines, JSON.stringify({ end: true, events: events.length, sha256 }), ''];
+    });
   /** `lance-catalog import --from file` into an empty embedded store: how it ended, and how many events the store then holds. */
   const imported = async (file: string) => {
     const dataDir = mkdtempSync(join(dir, 'target-'));
@@ -91,6 +101,26 @@ describe('log archive', () => {
     const notGzip = join(dir, 'plain.txt');
     writeFileSync(notGzip, 'hello');
     expect(await refusal(notGzip)).toEqual([4, expect.stringMatching(/gzip/)]);
+  });
+
+  it('refuses an event id given twice, naming it and both lines, before anything is written', async () => {
+    // Sealed again untouched, the archive loads: its five events and the load's two brackets.
+    expect(await imported(resealed(() => undefined))).toEqual({ exitCode: 0, events: 7 });
+    const idOnLine = (line: number) => JSON.parse(archiveLines()[line - 1]).id as string;
+    // Line 2 is catalog-a's first event, line 3 its second, line 5 catalog-b's first.
+    const reused = (from: number, to: number) => (events: Array<Record<string, unknown>>) => (events[to - 2].id = events[from - 2].id);
+    for (const [first, second] of [[2, 3], [2, 5]]) {
+      const id = idOnLine(first);
+      expect(await imported(resealed(reused(first, second)))).toEqual({
+        exitCode: 4,
+        message: `lines ${first} and ${second} hold events of the same id ${id}: every event of a log has an id of its own; import an archive 'lance-catalog export' wrote`,
+        events: 0,
+      });
+    }
+    // What no store makes: an id that is not a UUID, or one in capitals (the same UUID to EventStoreDB as its lowercase).
+    for (const id of ['e1', idOnLine(2).toUpperCase()]) {
+      expect(await refusal(resealed((events) => (events[1].id = id)))).toEqual([4, `line 3: event id ${JSON.stringify(id)} is not a UUID as the stores make them; an export holds nothing else`]);
+    }
   });
 
   it('refuses a line longer than MAX_LINE_BYTES once it passes the bound, holding no more of it, before anything is written', async () => {
