@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AuthSettings, RateLimitSettings, authConfigured, authEnvSchema, isLoopback, readAuthSettings } from './auth-settings';
-import { bool, int } from './env-values';
+import { bool, dnsServersOf, int } from './env-values';
 import { InputLimits, inputLimitsEnvSchema, readInputLimits } from './input-limits';
 import { ObjectStoreSettings, readWarehouseSettings } from './warehouse-settings';
 import { ClientCredentials, readClientCredentials } from './credential-settings';
@@ -113,6 +113,12 @@ const schema = z.object({
   WEBHOOK_GIVE_UP_SECONDS: int('WEBHOOK_GIVE_UP_SECONDS', 86_400, 1, 365 * 86_400),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
   WEBHOOK_TIMEOUT_MS: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
+  WEBHOOK_DNS_SERVERS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === '' || dnsServersOf(v) !== undefined, {
+      message: 'WEBHOOK_DNS_SERVERS must be a comma-separated list of name server addresses, each an IP address with an optional port (10.0.0.2, 10.0.0.3:5353, [::1]:53)',
+    }),
   ...inputLimitsEnvSchema,
 });
 
@@ -239,6 +245,8 @@ export interface AppConfig {
     webhookGiveUpMs: number;
     webhookAllowPrivateNetworks: boolean;
     webhookTimeoutMs: number;
+    /** The name servers webhooks' hosts are asked of; absent: the system's. */
+    webhookDnsServers?: string[];
   };
 }
 
@@ -342,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       webhookGiveUpMs: c.WEBHOOK_GIVE_UP_SECONDS * 1000,
       webhookAllowPrivateNetworks: c.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       webhookTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
+      ...(c.WEBHOOK_DNS_SERVERS?.trim() ? { webhookDnsServers: dnsServersOf(c.WEBHOOK_DNS_SERVERS) } : {}),
     },
   };
 }

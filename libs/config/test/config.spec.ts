@@ -138,6 +138,9 @@ describe('configuration', () => {
     ['JOB_UNAVAILABLE_HORIZON_SECONDS', 'forever'],
     ['JOB_UNAVAILABLE_BASE_DELAY_MS', '0'],
     ['HOST', '0.0.0.0'],
+    ['WEBHOOK_DNS_SERVERS', 'dns.example.com'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2:99999'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2,,10.0.0.3'],
   ])('names %s when its value %s is bad', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -145,6 +148,11 @@ describe('configuration', () => {
     } catch (e) {
       expect((e as Error).message).toContain(name);
     }
+  });
+
+  it('reads the name servers webhooks ask, the system\'s when none is named', () => {
+    expect(loadConfig({}).changeFeed.webhookDnsServers).toBeUndefined();
+    expect(loadConfig({ WEBHOOK_DNS_SERVERS: ' 10.0.0.2, 10.0.0.3:5353,[::1]:53,fd00::53 ' }).changeFeed.webhookDnsServers).toEqual(['10.0.0.2', '10.0.0.3:5353', '[::1]:53', 'fd00::53']);
   });
 
   it('stops the server process with exit code 2 and the reason', () => {

@@ -266,7 +266,7 @@ function transactionQueue<Q>(queue: new (redisUrl: string, prefix: string, attem
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig): HttpWebhookDelivery | null =>
         c.changeFeed.webhookSecretKey
-          ? new HttpWebhookDelivery({ allowPrivateNetworks: c.changeFeed.webhookAllowPrivateNetworks, timeoutMs: c.changeFeed.webhookTimeoutMs })
+          ? new HttpWebhookDelivery({ allowPrivateNetworks: c.changeFeed.webhookAllowPrivateNetworks, timeoutMs: c.changeFeed.webhookTimeoutMs, dnsServers: c.changeFeed.webhookDnsServers })
           : null,
     },
     {

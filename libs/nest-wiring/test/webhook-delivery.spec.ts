@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { AddressInfo } from 'node:net';
 import { Server, createServer } from 'node:http';
 import { WebhookRefusedError } from '@app/application';
@@ -43,6 +44,29 @@ describe('webhook delivery', () => {
     expect(seen.at(-1)).toBe('/in');
     guarded.close();
     open.close();
+  });
+
+  it('resolves within its deadline off libuv\'s threads: a name server that never answers costs the delivery its deadline, no more', async () => {
+    const silent = createSocket('udp4');
+    const asked: string[] = [];
+    // A name server that reads every query and answers none.
+    silent.on('message', (query) => asked.push(query.toString('latin1')));
+    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', r));
+    const servers = [`127.0.0.1:${silent.address().port}`];
+    const delivery = new HttpWebhookDelivery({ allowPrivateNetworks: false, timeoutMs: 400, dnsServers: servers });
+    try {
+      const started = Date.now();
+      await expect(delivery.check('https://hooks.example.test/in')).rejects.toThrow(
+        new WebhookRefusedError('hooks.example.test did not resolve within 400 ms (WEBHOOK_TIMEOUT_MS): its name servers did not answer'),
+      );
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(asked.some((q) => q.includes('hooks') && q.includes('example'))).toBe(true);
+      // A name its DNS does not hold is one of the machine's own (the system's lookup, within the deadline).
+      await expect(new HttpWebhookDelivery({ allowPrivateNetworks: false, timeoutMs: 2000 }).check(`http://localhost:${new URL(url).port}/in`)).rejects.toThrow(/resolves to .*loopback/);
+    } finally {
+      delivery.close();
+      silent.close();
+    }
   });
 
   it('follows no redirect, keeps to its deadline and reads a bounded answer', async () => {

@@ -1,32 +1,31 @@
-import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { LookupFunction, isIP } from 'node:net';
 import { WebhookDelivery, WebhookRefusedError } from '@app/application';
 import { isPrivateAddress } from './network-guard';
+import { resolveWithin } from './webhook-dns';
 
 /** What is read of a receiver's answer before the connection is dropped: the status is what counts. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
- * POSTs webhooks with the SSRF guard applied at each delivery: the host is resolved, every address
- * it resolves to is checked, and the connection goes to the checked address (Node's `lookup` is
- * replaced for the request, so no second resolution can answer otherwise). TLS still verifies the
- * URL's host name. Redirects are not followed (a 3xx is a failure); the whole exchange has a
+ * POSTs webhooks with the SSRF guard applied at each delivery: the host is resolved (within the
+ * deadline, off libuv's threads: webhook-dns.ts), every address it resolves to is checked, and the
+ * connection goes to the checked address (Node's `lookup` is replaced for the request, so no second
+ * resolution can answer otherwise). TLS still verifies the URL's host name. Redirects are not followed (a 3xx is a failure); the whole exchange has a
  * deadline and the answer's body is read up to 64 KiB.
  */
 export class HttpWebhookDelivery implements WebhookDelivery {
   private readonly agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }) };
 
-  constructor(private readonly options: { allowPrivateNetworks: boolean; timeoutMs: number }) {}
+  constructor(private readonly options: { allowPrivateNetworks: boolean; timeoutMs: number; dnsServers?: readonly string[] }) {}
 
   /** The address a delivery to `url` goes to now, once every address its host resolves to passed the guard. */
   private async resolve(target: string): Promise<{ url: URL; address: string; family: number }> {
     const url = new URL(target);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookRefusedError('only http and https URLs are delivered to');
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true }).catch(() => []);
-    if (addresses.length === 0) throw new WebhookRefusedError(`${host} does not resolve`);
+    const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolveWithin(host, this.options.timeoutMs, this.options.dnsServers);
     if (!this.options.allowPrivateNetworks) {
       const inside = addresses.find((a) => isPrivateAddress(a.address));
       if (inside) throw new WebhookRefusedError(`${host} resolves to ${inside.address}, a loopback, private or link-local address (WEBHOOK_ALLOW_PRIVATE_NETWORKS is off)`);
