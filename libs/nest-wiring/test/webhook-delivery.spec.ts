@@ -63,6 +63,9 @@ describe('webhook delivery', () => {
       expect(asked.some((q) => q.includes('hooks') && q.includes('example'))).toBe(true);
       // A name its DNS does not hold is one of the machine's own (the system's lookup, within the deadline).
       await expect(new HttpWebhookDelivery({ allowPrivateNetworks: false, timeoutMs: 2000 }).check(`http://localhost:${new URL(url).port}/in`)).rejects.toThrow(/resolves to .*loopback/);
+      // So is a name asked of a name server that refuses at once (nothing listens on its port).
+      const refusing = await closedUdpPort();
+      await expect(new HttpWebhookDelivery({ allowPrivateNetworks: false, timeoutMs: 2000, dnsServers: [`127.0.0.1:${refusing}`] }).check('http://localhost/in')).rejects.toThrow(/resolves to .*loopback/);
     } finally {
       delivery.close();
       silent.close();
@@ -78,3 +81,12 @@ describe('webhook delivery', () => {
     open.close();
   });
 });
+
+/** A UDP port nothing listens on now. */
+async function closedUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
+  const { port } = socket.address();
+  await new Promise<void>((r) => socket.close(() => r()));
+  return port;
+}

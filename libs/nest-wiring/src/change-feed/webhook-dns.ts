@@ -1,8 +1,8 @@
 import { Resolver, lookup } from 'node:dns/promises';
 import { WebhookRefusedError } from '@app/application';
 
-/** DNS's answers that the name is not there: it may still be one of the machine's own (/etc/hosts). */
-const NOT_IN_DNS = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME', 'NOTFOUND', 'NODATA']);
+/** c-ares's code for name servers that did not answer in time: the one failure not handed on to the system's lookup. */
+const NO_ANSWER = new Set(['ETIMEOUT', 'ECANCELLED']);
 
 export interface ResolvedAddress {
   address: string;
@@ -13,9 +13,11 @@ export interface ResolvedAddress {
  * Resolves a webhook's host within a deadline, asking DNS through c-ares (Node's `Resolver`), which
  * runs on the event loop: `dns.lookup` runs getaddrinfo on libuv's four threads, which the whole
  * process shares, and a subscriber's name server that never answers held one for each delivery for
- * as long as the system resolver waited. Only a name DNS says it does not hold is then looked up
- * the system's way (the machine's own names, `localhost` among them), within what is left of the
- * deadline. `servers`: the name servers to ask (WEBHOOK_DNS_SERVERS); absent, the system's.
+ * as long as the system resolver waited. A name DNS answers it does not hold (or a name server
+ * that refuses at once) is then looked up the system's way (the machine's own names, `localhost`
+ * among them), within what is left of the deadline; name servers that do not answer in time are
+ * not asked again that way. `servers`: the name servers to ask (WEBHOOK_DNS_SERVERS); absent, the
+ * system's.
  */
 export async function resolveWithin(host: string, timeoutMs: number, servers?: readonly string[]): Promise<ResolvedAddress[]> {
   const started = Date.now();
@@ -29,8 +31,8 @@ export async function resolveWithin(host: string, timeoutMs: number, servers?: r
     ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
   ];
   if (addresses.length > 0) return addresses;
-  const codes = [v4, v6].map((r) => (r.status === 'rejected' ? String((r.reason as NodeJS.ErrnoException).code) : 'NODATA'));
-  if (!codes.every((c) => NOT_IN_DNS.has(c))) throw noAnswer(host, timeoutMs);
+  const codes = [v4, v6].map((r) => (r.status === 'rejected' ? String((r.reason as NodeJS.ErrnoException).code) : 'ENODATA'));
+  if (codes.some((c) => NO_ANSWER.has(c))) throw noAnswer(host, timeoutMs);
   const left = timeoutMs - (Date.now() - started);
   const own = left > 0 ? await withinDeadline(lookup(host, { all: true, verbatim: true }).catch(() => []), left) : undefined;
   if (own === undefined) throw noAnswer(host, timeoutMs);
