@@ -36,6 +36,8 @@ describe('jobs of several databases on one worker', () => {
     const builds: { database: string; tx: string }[] = [];
     for (let i = 0; i < 4; i++) builds.push({ database: 'busy', tx: await queueBuild('busy', `t${i}`) });
     builds.push({ database: 'quiet', tx: await queueBuild('quiet', 'only') });
+    // Queued with priorities, they are counted as waiting all the same.
+    expect((await new Api(apiServer.url).get('/metrics')).text).toMatch(/lance_catalog_queue_jobs\{queue="index-builds",state="waiting"\} 5\n/);
 
     worker = await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url, WORKER_CONCURRENCY: '1' } });
     const startedAt = new Map<string, string>();

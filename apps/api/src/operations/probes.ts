@@ -35,8 +35,12 @@ export async function scrapeMetrics(s: OperationServices): Promise<string> {
     ['view-refreshes', s.queues.viewRefresh.queue],
     ['query-analysis', s.queues.analysis.queueForMetrics],
   ] as const) {
-    const counts = await withDeadline(queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'));
-    for (const [state, n] of Object.entries(counts ?? {})) s.metrics.queueDepth.set({ queue: name, state }, n);
+    const counts = await withDeadline(queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'));
+    if (!counts) continue;
+    // Jobs queued with a priority (every transaction's: bull-transaction-queue.ts) wait all the same.
+    const { prioritized = 0, ...states } = counts;
+    states.waiting = (states.waiting ?? 0) + prioritized;
+    for (const [state, n] of Object.entries(states)) s.metrics.queueDepth.set({ queue: name, state }, n);
   }
   return s.metrics.registry.metrics();
 }
