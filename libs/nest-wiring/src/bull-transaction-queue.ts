@@ -4,14 +4,14 @@ import { ColumnBackfillJob, IndexBuildJob, QUEUES, TableMaintenanceJob, ViewRefr
 import { withTimeout } from './with-timeout';
 
 const PING_TIMEOUT_MS = 1000;
-/** How long a database's queued jobs count against the priority of its next ones. */
-const FAIRNESS_WINDOW_SECONDS = 600;
+/** How long a database must queue nothing for its count to start again from 1. */
+const FAIRNESS_QUIET_SECONDS = 600;
 /** BullMQ's largest priority. */
 const LOWEST_PRIORITY = 2_097_152;
-const COUNT_IN_WINDOW = 'lanceCatalogCountInWindow';
-/** One more in the key's count; the window starts with its first. */
-const COUNT_IN_WINDOW_LUA = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+const COUNT_QUEUED = 'lanceCatalogCountQueued';
+/** One more in the key's count, which lapses once nothing is added for ARGV[1] seconds. */
+const COUNT_QUEUED_LUA = `local n = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
 return n`;
 
 /**
@@ -19,9 +19,10 @@ return n`;
  * backfills): the transaction id is the job id. Fails fast while Redis is away instead of hanging.
  *
  * The queues are shared by every database, and workers take jobs in priority order: a job's
- * priority is how many jobs its database queued before it in the last ten minutes (the first 1),
- * so a database that queues a hundred builds has its first run beside another database's one
- * build, and that one before the rest of the hundred.
+ * priority is how many jobs its database has queued since it last went ten minutes without queueing
+ * one (the first 1), so a database that queues a hundred builds has its first run beside another
+ * database's one build, and that one before the rest of the hundred, while each database's own
+ * jobs keep their order.
  */
 export class BullTransactionQueue<T extends { transactionId: string; database: string }> implements TransactionJobQueue<T> {
   readonly queue: Queue<T>;
@@ -58,14 +59,14 @@ export class BullTransactionQueue<T extends { transactionId: string; database: s
     );
   }
 
-  /** Counts the job against its database's window, and answers its place there (1 for the first). */
+  /** Counts the job among its database's queued ones, and answers its place there (1 for the first). */
   private async queuedRecently(database: string): Promise<number> {
     const client = await this.queue.getBackend().client;
     if (!this.counting) {
-      client.defineCommand(COUNT_IN_WINDOW, { numberOfKeys: 1, lua: COUNT_IN_WINDOW_LUA });
+      client.defineCommand(COUNT_QUEUED, { numberOfKeys: 1, lua: COUNT_QUEUED_LUA });
       this.counting = true;
     }
-    const count = Number(await client.runCommand(COUNT_IN_WINDOW, [this.queue.toKey(`fair:${database}`), FAIRNESS_WINDOW_SECONDS]));
+    const count = Number(await client.runCommand(COUNT_QUEUED, [this.queue.toKey(`fair:${database}`), FAIRNESS_QUIET_SECONDS]));
     return Math.min(Math.max(1, count), LOWEST_PRIORITY);
   }
 
