@@ -111,9 +111,9 @@ describe('requests in flight per principal, and the time a request may take to a
   it('answers a connection past CONNECTIONS_PER_ADDRESS 503 code 17 and closes it, while other addresses are served', async () => {
     const port = Number(new URL(server.url).port);
     // Each asks once and stays open (keep-alive): what a client holding connections does.
-    const ask = (localAddress = '127.0.0.1') =>
+    const ask = (localAddress = '127.0.0.1', request = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n') =>
       new Promise<{ socket: Socket; answer: string }>((resolve) => {
-        const socket = connect({ port, host: '127.0.0.1', localAddress }, () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+        const socket = connect({ port, host: '127.0.0.1', localAddress }, () => socket.write(request));
         let answer = '';
         socket.on('error', () => undefined);
         socket.on('data', (d) => {
@@ -135,6 +135,10 @@ describe('requests in flight per principal, and the time a request may take to a
       await new Promise((r) => setTimeout(r, 200));
       expect(refused.every((h) => h.socket.destroyed || h.socket.readableEnded)).toBe(true);
       expect(served.every((h) => !h.socket.destroyed)).toBe(true);
+      // What a refused connection sends is not run: three creates written at once, none made.
+      const creates = ['a', 'b', 'c'].map((n) => `POST /v1/namespace/smuggled-${n}/create HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEYS.other}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`).join('');
+      const smuggled = await ask('127.0.0.1', creates);
+      expect(smuggled.answer).toMatch(/^HTTP\/1\.1 503/);
       // Another address is served meanwhile.
       const elsewhere = await ask('127.0.0.2');
       expect(elsewhere.answer).toMatch(/^HTTP\/1\.1 200/);
@@ -147,6 +151,7 @@ describe('requests in flight per principal, and the time a request may take to a
     const again = await ask();
     again.socket.destroy();
     expect(again.answer).toMatch(/^HTTP\/1\.1 200/);
+    for (const n of ['a', 'b', 'c']) expect((await as(KEYS.other).post(`/v1/namespace/smuggled-${n}/describe`, {})).status).toBe(404);
     const metrics = await as(KEYS.other).get('/metrics');
     expect(Number(/lance_catalog_connections_refused_total (\d+)/.exec(metrics.text)?.[1])).toBeGreaterThanOrEqual(6);
   });

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIPv6, type Socket } from 'node:net';
 
 /** How long a refused connection may stay open once answered. */
 const REFUSED_LINGER_MS = 1000;
@@ -8,33 +8,57 @@ const REFUSED_LINGER_MS = 1000;
  * Caps the connections one client address holds open at once: requests are bounded per principal
  * and silent connections closed, but a client could still open connections that each send a
  * request now and then until the process ran out of descriptors for everyone. A connection past
- * the cap is answered 503 code 17 at once and closed, before any request of it is read.
+ * the cap is answered 503 code 17 at once and closed; it never reaches the HTTP server, so nothing
+ * it sends is parsed or run. An IPv6 client is counted by its /64, the block one host is given.
+ *
+ * Installed after every other listener of `connection` (Node's own HTTP parser's among them): those
+ * are taken off the server and called only for the connections let in.
  */
 export function capConnectionsPerAddress(server: Server, max: number, onRefused?: () => void): void {
   if (max <= 0) return;
   const open = new Map<string, number>();
   const refusal = refusalOf(max);
-  // Before Node's own listener: a refused connection is ended before its parser reads a byte.
-  server.prependListener('connection', (socket: Socket) => {
-    const address = socket.remoteAddress ?? '';
-    const held = open.get(address) ?? 0;
+  const admitted = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    const client = clientOf(socket.remoteAddress ?? '');
+    const held = open.get(client) ?? 0;
     if (held >= max) {
       onRefused?.();
-      socket.on('error', () => undefined);
-      socket.end(refusal);
-      socket.pause();
-      // A client that never closes its side would hold the descriptor: it has had a second to read.
-      const ending = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
-      socket.once('close', () => clearTimeout(ending));
+      refuse(socket, refusal);
       return;
     }
-    open.set(address, held + 1);
+    open.set(client, held + 1);
     socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left > 0) open.set(address, left);
-      else open.delete(address);
+      const left = (open.get(client) ?? 1) - 1;
+      if (left > 0) open.set(client, left);
+      else open.delete(client);
     });
+    for (const listener of admitted) listener.call(server, socket);
   });
+}
+
+/** Answers and ends a connection no parser reads: what it sends is read and dropped, so its close is not a reset that loses the answer. */
+function refuse(socket: Socket, refusal: string): void {
+  socket.on('error', () => undefined);
+  socket.on('data', () => undefined);
+  socket.end(refusal);
+  // A client that never closes its side would hold the descriptor: it has had a second to read.
+  const ending = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(ending));
+}
+
+/** Whom a connection counts against: its IPv4 address, or the /64 of its IPv6 address. */
+export function clientOf(address: string): string {
+  if (!isIPv6(address) || address.toLowerCase().startsWith('::ffff:')) return address;
+  const [head, tail = ''] = address.split('::');
+  const first = head ? head.split(':') : [];
+  const last = tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last] : first;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
 }
 
 function refusalOf(max: number): string {
