@@ -202,9 +202,21 @@ export class GrantsState {
     return this.folded(this.changes.length, (i) => this.changeKeys[i].at <= millis, keep);
   }
 
-  /** The grants as they were once every change up to `revision` of the log was folded. */
-  asOfRevision(revision: number, keep?: (grantee: string, securable: string) => boolean): GrantsState {
-    return this.folded(this.changesThrough(revision), () => true, keep);
+  /**
+   * The grants (those `keep` keeps) as they were before each of a run of revisions asked in
+   * increasing order from `first`: folded once up to it, then on by the changes between, so the
+   * whole run costs the history once. The state answered is the walk's own, changed by the next ask.
+   */
+  walkBefore(first: number, keep: (grantee: string, securable: string) => boolean): (revision: number) => GrantsState {
+    let next = this.changesThrough(first - 1);
+    const past = this.folded(next, () => true, keep);
+    return (revision) => {
+      for (; next < this.changes.length && this.changes[next].revision < revision; next++) {
+        const k = this.changeKeys[next];
+        if (keep(k.grantee, k.securable)) past.apply(this.changes[next]);
+      }
+      return past;
+    };
   }
 
   /**

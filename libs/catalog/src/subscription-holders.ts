@@ -1,5 +1,6 @@
 import { AccessView } from './caller-access';
 import { CatalogView } from './catalog-view';
+import { ObjectId } from './ids';
 import { GrantLevel, Securable, securableChain, securableKey } from './grants';
 
 /**
@@ -20,14 +21,14 @@ export function changesHolders(event: { type: string; data: unknown }): boolean 
 }
 
 /**
- * The grants that decided who held subscriptions as the event at `revision` was recorded: those
- * before it, `view` being folded at least that far. The view itself unless such a grant changed
- * since, so only the events around a change pay for folding the past.
+ * The grants that decided who held subscriptions as each of a run of events was recorded, asked in
+ * the order of their revisions from `first`: those before each, `view` being folded at least that
+ * far. The view itself when no such grant changed since `first`; otherwise the past is folded once
+ * for the run and walked forward (GrantsState.walkBefore), never again per event.
  */
-export function holdersBefore(view: CatalogView, revision: number): AccessView {
-  if (!view.grants.changedAfter(revision - 1, HOLDERS_CHAIN)) return view;
-  return {
-    grants: view.grants.asOfRevision(revision - 1, (_grantee, securable) => HOLDERS_CHAIN.includes(securable)),
-    namespace: (id) => view.namespace(id),
-  };
+export function holdersWalk(view: CatalogView, first: number): (revision: number) => AccessView {
+  if (!view.grants.changedAfter(first - 1, HOLDERS_CHAIN)) return () => view;
+  const before = view.grants.walkBefore(first, (_grantee, securable) => HOLDERS_CHAIN.includes(securable));
+  const namespace = (id: ObjectId) => view.namespace(id);
+  return (revision) => ({ grants: before(revision), namespace });
 }

@@ -10,7 +10,7 @@ import {
   decidePauseWebhookSubscription,
   evolve,
   granteeKeysOf,
-  holdersBefore,
+  holdersWalk,
   subscriptionTakes,
 } from '../src';
 import { given } from './decider';
@@ -74,10 +74,14 @@ describe('webhook subscriptions', () => {
     const state = fold(new CatalogState(), [ns('a'), { type: 'GrantIssued', data: ritaAdmin }, ns('b'), { type: 'GrantRevoked', data: ritaAdmin }, ns('c'), { type: 'GrantIssued', data: onNamespace }]);
     const rita = granteeKeysOf('rita', []);
     // Before each revision 1..6: nothing yet, admin (after revision 1), and none again once revoked (at 3).
-    expect([1, 2, 3, 4, 5, 6].map((r) => holdersBefore(state, r).grants.rank(rita, ['d']))).toEqual([0, 3, 3, 0, 0, 0]);
+    const walk = holdersWalk(state, 1);
+    expect([1, 2, 3, 4, 5, 6].map((r) => walk(r).grants.rank(rita, ['d']))).toEqual([0, 3, 3, 0, 0, 0]);
+    // From any revision on, the same answers.
+    const fromThree = holdersWalk(state, 3);
+    expect([3, 4, 5, 6].map((r) => fromThree(r).grants.rank(rita, ['d']))).toEqual([3, 0, 0, 0]);
     // After the last grant on the database the state itself serves: a grant on a namespace decides nothing here.
-    expect(holdersBefore(state, 4)).toBe(state);
-    expect(holdersBefore(state, 3)).not.toBe(state);
+    expect(holdersWalk(state, 4)(5)).toBe(state);
+    expect(holdersWalk(state, 3)(3)).not.toBe(state);
     expect(changesHolders({ type: 'GrantRevoked', data: ritaAdmin })).toBe(true);
     expect(changesHolders({ type: 'GrantIssued', data: onNamespace })).toBe(false);
     expect(changesHolders({ type: 'NamespaceCreated', data: { namespace: ['d'], properties: {} } })).toBe(false);

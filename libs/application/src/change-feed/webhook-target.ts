@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { CatalogView, WebhookSubscriptionState, changesHolders, holdersBefore, revisionBeforeFirst, subscriptionTakes } from '@app/catalog';
+import { CatalogView, WebhookSubscriptionState, changesHolders, holdersWalk, revisionBeforeFirst, subscriptionTakes } from '@app/catalog';
 import { RecordedEvent } from '@app/event-store';
 import { structuredBody, toCloudEvent } from './cloud-event';
 import { PublishOutcome, WebhookDelivery } from './feed-ports';
@@ -68,12 +68,16 @@ export class WebhookTarget implements SinkTarget {
     });
     const holdsNow = this.settings.creators.mayHold(this.database, this.subscription, view);
     this.noteSuspension(!holdsNow);
-    let held = holdsNow && this.heldAsOf(view, events[0].revision);
+    // Events from before it was made (a from_revision) are judged as it was made.
+    const judgedAt = (revision: number) => Math.max(revision, this.subscription.createdRevision + 1);
+    const holders = holdersWalk(view, judgedAt(events[0].revision));
+    const heldAsOf = (revision: number) => this.settings.creators.mayHold(this.database, this.subscription, holders(judgedAt(revision)));
+    let held = holdsNow && heldAsOf(events[0].revision);
     for (let i = 0; i < events.length; i++) {
       if (!valid()) return { published: i };
       const e = events[i];
       // Only a grant on the database moves who holds subscriptions: judged again after one.
-      if (holdsNow && i > 0 && changesHolders(events[i - 1])) held = this.heldAsOf(view, e.revision);
+      if (holdsNow && i > 0 && changesHolders(events[i - 1])) held = heldAsOf(e.revision);
       if (!held || !subscriptionTakes(this.subscription, e)) continue;
       const event = toCloudEvent(this.database, e);
       const body = structuredBody(event);
@@ -90,11 +94,6 @@ export class WebhookTarget implements SinkTarget {
       }
     }
     return { published: events.length };
-  }
-
-  /** Whether its creator held it as the event at `revision` was recorded; events from before it was made (a from_revision) as it was made. */
-  private heldAsOf(view: CatalogView, revision: number): boolean {
-    return this.settings.creators.mayHold(this.database, this.subscription, holdersBefore(view, Math.max(revision, this.subscription.createdRevision + 1)));
   }
 
   private noteSuspension(suspended: boolean): void {
