@@ -1,9 +1,13 @@
 import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Server, createServer } from 'node:http';
 import { WebhookRefusedError } from '@app/application';
 import { HttpWebhookDelivery } from '../src/change-feed/http-webhook-delivery';
 import { isPrivateAddress } from '../src/change-feed/network-guard';
+import { parseHosts, resolveWithin } from '../src/change-feed/webhook-dns';
 
 describe('webhook delivery', () => {
   let server: Server;
@@ -63,9 +67,19 @@ describe('webhook delivery', () => {
       expect(asked.some((q) => q.includes('hooks') && q.includes('example'))).toBe(true);
       // A name its DNS does not hold is one of the machine's own (the system's lookup, within the deadline).
       await expect(new HttpWebhookDelivery({ allowPrivateNetworks: false, timeoutMs: 2000 }).check(`http://localhost:${new URL(url).port}/in`)).rejects.toThrow(/resolves to .*loopback/);
-      // So is a name asked of a name server that refuses at once (nothing listens on its port).
+      // A name server that refuses at once fails the delivery at once: nothing else is asked.
       const refusing = await closedUdpPort();
-      await expect(new HttpWebhookDelivery({ allowPrivateNetworks: false, timeoutMs: 2000, dnsServers: [`127.0.0.1:${refusing}`] }).check('http://localhost/in')).rejects.toThrow(/resolves to .*loopback/);
+      await expect(resolveWithin('hooks.example.test', 2000, [`127.0.0.1:${refusing}`])).rejects.toThrow(
+        new WebhookRefusedError('hooks.example.test did not resolve: its name servers answered ECONNREFUSED'),
+      );
+      // The machine's own names are taken from its hosts file before any name server is asked.
+      const hosts = join(mkdtempSync(join(tmpdir(), 'hosts-')), 'hosts');
+      writeFileSync(hosts, '# comment\n127.0.0.1 localhost\n10.1.2.3   printer.internal  Printer  # ours\nfe80::1%eth0 link\nnot-an-address name\n');
+      const before = asked.length;
+      expect(await resolveWithin('PRINTER', 400, servers, hosts)).toEqual([{ address: '10.1.2.3', family: 4 }]);
+      expect(await resolveWithin('app.localhost', 400, servers, hosts)).toEqual([{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+      expect(asked.length).toBe(before);
+      expect([...parseHosts(readFileSync(hosts, 'utf8')).keys()]).toEqual(['localhost', 'printer.internal', 'printer', 'link']);
     } finally {
       delivery.close();
       silent.close();

@@ -1,8 +1,12 @@
-import { Resolver, lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
+import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { WebhookRefusedError } from '@app/application';
 
-/** c-ares's code for name servers that did not answer in time: the one failure not handed on to the system's lookup. */
-const NO_ANSWER = new Set(['ETIMEOUT', 'ECANCELLED']);
+/** c-ares's answers that the name is not in DNS. */
+const NOT_THERE = new Set(['ENOTFOUND', 'ENODATA']);
+/** How long the machine's own names (/etc/hosts) are kept once read. */
+const HOSTS_KEPT_MS = 5000;
 
 export interface ResolvedAddress {
   address: string;
@@ -10,21 +14,22 @@ export interface ResolvedAddress {
 }
 
 /**
- * Resolves a webhook's host within a deadline, asking DNS through c-ares (Node's `Resolver`), which
- * runs on the event loop: `dns.lookup` runs getaddrinfo on libuv's four threads, which the whole
- * process shares, and a subscriber's name server that never answers held one for each delivery for
- * as long as the system resolver waited. A name DNS answers it does not hold (or a name server
- * that refuses at once) is then looked up the system's way (the machine's own names, `localhost`
- * among them), within what is left of the deadline; name servers that do not answer in time are
- * not asked again that way. `servers`: the name servers to ask (WEBHOOK_DNS_SERVERS); absent, the
- * system's.
+ * Resolves a webhook's host within a deadline without `dns.lookup`, whose getaddrinfo runs on
+ * libuv's threads (two of them at most for lookups, shared by the whole process: the object
+ * store's, Redis's and NATS's reconnects wait behind them) and waits for as long as the system's
+ * resolver does: a subscriber whose name servers never answer held them. The machine's own names
+ * come first, as getaddrinfo takes them (`hostsFile`, and `localhost`, RFC 6761), then DNS through
+ * c-ares (Node's `Resolver`), which runs on the event loop and is abandoned at the deadline.
+ * `servers`: the name servers to ask (WEBHOOK_DNS_SERVERS); absent, the system's.
  */
-export async function resolveWithin(host: string, timeoutMs: number, servers?: readonly string[]): Promise<ResolvedAddress[]> {
-  const started = Date.now();
+export async function resolveWithin(host: string, timeoutMs: number, servers?: readonly string[], hostsFile = '/etc/hosts'): Promise<ResolvedAddress[]> {
+  const own = await machineNames(hostsFile).then((names) => names.get(host.toLowerCase()));
+  if (own) return own;
+  if (isLocalhost(host)) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
   const resolver = new Resolver({ timeout: Math.max(50, Math.floor(timeoutMs / 3)), tries: 2 });
   if (servers?.length) resolver.setServers([...servers]);
   const answered = await withinDeadline(Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]), timeoutMs, () => resolver.cancel());
-  if (answered === undefined) throw noAnswer(host, timeoutMs);
+  if (answered === undefined) throw new WebhookRefusedError(`${host} did not resolve within ${timeoutMs} ms (WEBHOOK_TIMEOUT_MS): its name servers did not answer`);
   const [v4, v6] = answered;
   const addresses = [
     ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
@@ -32,16 +37,41 @@ export async function resolveWithin(host: string, timeoutMs: number, servers?: r
   ];
   if (addresses.length > 0) return addresses;
   const codes = [v4, v6].map((r) => (r.status === 'rejected' ? String((r.reason as NodeJS.ErrnoException).code) : 'ENODATA'));
-  if (codes.some((c) => NO_ANSWER.has(c))) throw noAnswer(host, timeoutMs);
-  const left = timeoutMs - (Date.now() - started);
-  const own = left > 0 ? await withinDeadline(lookup(host, { all: true, verbatim: true }).catch(() => []), left) : undefined;
-  if (own === undefined) throw noAnswer(host, timeoutMs);
-  if (own.length === 0) throw new WebhookRefusedError(`${host} does not resolve`);
-  return own;
+  if (codes.every((c) => NOT_THERE.has(c))) throw new WebhookRefusedError(`${host} does not resolve`);
+  const failure = codes.find((c) => !NOT_THERE.has(c));
+  throw new WebhookRefusedError(`${host} did not resolve: its name servers answered ${failure}`);
 }
 
-function noAnswer(host: string, timeoutMs: number): WebhookRefusedError {
-  return new WebhookRefusedError(`${host} did not resolve within ${timeoutMs} ms (WEBHOOK_TIMEOUT_MS): its name servers did not answer`);
+function isLocalhost(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+let kept: { file: string; at: number; names: Promise<Map<string, ResolvedAddress[]>> } | undefined;
+
+/** The names the hosts file gives addresses, read at most every HOSTS_KEPT_MS; none when it cannot be read. */
+function machineNames(file: string): Promise<Map<string, ResolvedAddress[]>> {
+  if (kept && kept.file === file && Date.now() - kept.at < HOSTS_KEPT_MS) return kept.names;
+  const names = readFile(file, 'utf8').then(parseHosts, () => new Map<string, ResolvedAddress[]>());
+  kept = { file, at: Date.now(), names };
+  return names;
+}
+
+/** hosts(5): an address, then its names, `#` starting a comment. */
+export function parseHosts(text: string): Map<string, ResolvedAddress[]> {
+  const names = new Map<string, ResolvedAddress[]>();
+  for (const line of text.split('\n')) {
+    const [address, ...aliases] = line.replace(/#.*/, '').trim().split(/\s+/);
+    const family = address ? isIP(address.replace(/%.*$/, '')) : 0;
+    if (family === 0) continue;
+    for (const alias of aliases) {
+      const name = alias.toLowerCase();
+      const known = names.get(name) ?? [];
+      if (!known.some((a) => a.address === address)) known.push({ address, family });
+      names.set(name, known);
+    }
+  }
+  return names;
 }
 
 /** The promise's value, or undefined once `ms` have passed (`onLate` then called). */
