@@ -89,6 +89,14 @@ describe('operability', () => {
       const named = (await own.get('/metrics')).text;
       expect(named).toMatch(/^lance_catalog_projection_lag_events\{database="default"\} 0$/m);
       expect(named).toMatch(/^lance_catalog_projection_lag_events\{database="other"\} 0$/m);
+      // Names made up by requests come and go with the projections held: the series do not pile up.
+      for (const round of [1, 2]) {
+        for (let i = 0; i < 300; i += 50) {
+          await Promise.all(Array.from({ length: 50 }, (_, j) => own.get('/v1/namespace/%24/list', { 'x-lance-database': `made-up-${round}-${i + j}` })));
+        }
+        const series = (await own.get('/metrics')).text.match(/^lance_catalog_projection_lag_events\{database=/gm) ?? [];
+        expect(series.length).toBeLessThanOrEqual(260);
+      }
     } finally {
       await labelled.stop();
     }

@@ -177,6 +177,8 @@ export class Metrics {
   /** How far each database's projection is behind its stream; one sum unless databases are labelled. */
   recordProjectionLag(lags: Iterable<readonly [database: string, events: number]>): void {
     let total = 0;
+    // Only the databases held now are labelled: a projection let go takes its series with it.
+    if (this.options.databaseLabels) this.projectionLag.reset();
     for (const [database, events] of lags) {
       if (this.options.databaseLabels) this.projectionLag.set({ database }, events);
       total += events;
