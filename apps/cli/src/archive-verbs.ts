@@ -72,7 +72,7 @@ once the import is done.`,
         const check = await checkArchive(file, (n) => checking.update(n));
         checking.done();
         progress.setTotal(check.events);
-        const imported = await loadStore(store, 'import', () => importArchive(file, store, (n) => progress.update(n)));
+        const imported = await loadStore(store, 'import', () => importArchive(file, store, (n) => progress.update(n), check));
         return {
           exitCode: EXIT.ok,
           lines: [],

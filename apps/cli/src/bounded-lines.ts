@@ -12,7 +12,8 @@ export class LineTooLong extends Error {
 /**
  * The lines of a byte stream, split at each '\n' and decoded as UTF-8 once whole. A line's bytes are
  * counted as they arrive, and one longer than `maxBytes` ends the reading with LineTooLong before
- * more of it is held: no input, however long its lines, costs more than `maxBytes` of memory.
+ * more of it is held: whatever the input, a line costs a few times `maxBytes` of memory at most
+ * (its chunks, their concatenation and the decoded string), never its own length.
  */
 export async function* boundedLines(input: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<string> {
   let held: Buffer[] = [];

@@ -225,17 +225,26 @@ export async function checkArchive(file: string, onProgress: (events: number) =>
   return { events, streams: next.size, sha256, source: header.source, exportedAt: header.exported_at };
 }
 
-/** Appends a checked archive's events to the store, in order. */
-export async function importArchive(file: string, store: EventStore, onProgress: (events: number) => void): Promise<number> {
+/**
+ * Appends a checked archive's events to the store, in order. The file is read again, so what is
+ * read is hashed again: a file changed since its check fails the load at its end (the store's load
+ * is then left unfinished, and no server starts on it) rather than loading unchecked events.
+ */
+export async function importArchive(file: string, store: EventStore, onProgress: (events: number) => void, checked: Pick<ArchiveCheck, 'sha256'>): Promise<number> {
   const appender = new OrderedAppender(store);
+  const hash = createHash('sha256');
   let number = 0;
   for await (const line of archiveLines(file)) {
     number++;
-    if (number === 1) continue;
-    const value = parseLine(line, number);
+    const value = number === 1 ? undefined : parseLine(line, number);
     if ((value as Trailer)?.end === true) break;
+    hash.update(`${line}\n`);
+    if (number === 1) continue;
     await appender.add(eventOf(value, number));
     if (number % 5000 === 0) onProgress(appender.appended);
+  }
+  if (hash.digest('hex') !== checked.sha256) {
+    throw new CommandFailure(EXIT.badArchive, 'the archive changed between its check and its load: the store holds part of it and is left marked unfinished; empty it and import an archive nothing writes meanwhile');
   }
   await appender.flush();
   onProgress(appender.appended);

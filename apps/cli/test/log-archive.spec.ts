@@ -70,13 +70,27 @@ describe('log archive', () => {
   };
 
   it('loads into another store event for event, ids and revisions kept, without the operator\'s stream', async () => {
-    expect(await checkArchive(archive)).toMatchObject({ events: 5, streams: 2, source: 'embedded' });
+    const check = await checkArchive(archive);
+    expect(check).toMatchObject({ events: 5, streams: 2, source: 'embedded' });
     const target = new SqliteEventStore(join(dir, 'target.sqlite3'));
     try {
-      expect(await importArchive(archive, target, () => undefined)).toBe(5);
+      expect(await importArchive(archive, target, () => undefined, check)).toBe(5);
       const strip = (events: Awaited<ReturnType<EventStore['readAll']>>) => events.map(({ id, streamId, revision, type, data, metadata }) => ({ id, streamId, revision, type, data, metadata }));
       const expected = strip(await source.readAll()).filter((e) => !isOperatorStream(e.streamId));
       expect(strip(await target.readAll())).toEqual(expected);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('fails a load whose file changed after its check, at its end, rather than loading what was not checked', async () => {
+    const check = await checkArchive(archive);
+    const changed = resealed((events) => ((events[0].data as Record<string, unknown>).n = 99));
+    const target = new SqliteEventStore(join(dir, `changed-${Math.random()}.sqlite3`));
+    try {
+      const failure = await importArchive(changed, target, () => undefined, check).then(() => undefined, (e: unknown) => e);
+      expect(failure).toBeInstanceOf(CommandFailure);
+      expect([(failure as CommandFailure).exitCode, (failure as Error).message]).toEqual([4, expect.stringMatching(/^the archive changed between its check and its load/)]);
     } finally {
       await target.close();
     }

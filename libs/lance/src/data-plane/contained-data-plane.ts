@@ -109,8 +109,10 @@ export class ContainedDataPlane implements DataPlane {
   /**
    * Whether a principal holds less than its part of its database's queue (the bound shared by the
    * principals waiting, itself counted): such a one is queued past the bound, so that one principal
-   * filling the queue does not refuse the others of its database. Past the bound, each principal
-   * holds less than its part, and the principals are the keys and users the database's admins made.
+   * filling the queue does not refuse the others of its database. A principal is let past the bound
+   * only while below its part as it arrives, so the queue can hold a few times the bound at most
+   * (the bound times the harmonic number of the principals waiting), and the principals are the
+   * keys and users the database's admins made.
    */
   private belowFairShare(share: Share, bound: number): boolean {
     const own = this.waiting.waitingOf(share);
