@@ -22,7 +22,7 @@ return n`;
  * priority is how many jobs its database has queued since it last went ten minutes without queueing
  * one (the first 1), so a database that queues a hundred builds has its first run beside another
  * database's one build, and that one before the rest of the hundred, while each database's own
- * jobs keep their order.
+ * jobs keep their order (unless it queued nothing for ten minutes while some still waited).
  */
 export class BullTransactionQueue<T extends { transactionId: string; database: string }> implements TransactionJobQueue<T> {
   readonly queue: Queue<T>;
