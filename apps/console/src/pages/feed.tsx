@@ -30,8 +30,8 @@ const REFRESH_MS = 5000;
 
 /**
  * The database's webhook subscriptions and how each is delivering: the revision it reached, its
- * lag in events and seconds, its last error, why it was paused or is suspended. Admins of the database only (the
- * API refuses others, and the page says so).
+ * lag in events and seconds, its last error, why it was paused or is suspended. Admins of the
+ * database only (the API refuses others, and the page says so).
  */
 export function FeedPage() {
   const { api } = useSession();
