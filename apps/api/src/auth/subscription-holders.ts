@@ -45,14 +45,10 @@ function principalsOf(authenticator: Authenticator, s: WebhookSubscriptionState,
   if (!authenticator.enabled) return [ANONYMOUS];
   if (s.createdBy === undefined) return [];
   const credential = s.createdWith;
-  if (credential?.kind === 'service' || (credential === undefined && s.createdBy === SERVICE.name)) return [SERVICE];
+  if (credential?.kind === 'service') return [SERVICE];
   const keys = credential === undefined || credential.kind === 'api-key' ? authenticator.keyPrincipals(s.createdBy) : [];
-  if (credential === undefined) {
-    // Made before credentials were recorded: judged by its principal's keys; with none configured,
-    // it came with a token, whose scopes are not known, so it goes on while tokens are accepted.
-    if (keys.length > 0 || !authenticator.acceptsTokens) return keys;
-    return [{ name: s.createdBy, via: 'jwt', grants: new Map([[database, 'admin']]), roles: [] }];
-  }
-  if (credential.kind !== 'token' || !authenticator.acceptsTokens) return keys;
-  return [{ name: s.createdBy, via: 'jwt', grants: new Map(credential.level ? [[database, credential.level]] : []), roles: credential.roles }];
+  // Made before credentials were recorded: its principal's keys, or a token of its name, whose scopes and roles are not known.
+  const token = credential === undefined ? { level: undefined, roles: [] } : credential.kind === 'token' ? credential : undefined;
+  if (!token || !authenticator.acceptsTokens) return keys;
+  return [...keys, { name: s.createdBy, via: 'jwt', grants: new Map(token.level ? [[database, token.level]] : []), roles: token.roles }];
 }
