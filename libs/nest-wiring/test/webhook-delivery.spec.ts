@@ -30,7 +30,7 @@ describe('webhook delivery', () => {
   });
 
   it('refuses loopback, private, link-local and unique-local addresses, the metadata service among them', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', 'not-an-ip']) {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '2002:7f00:1::', '64:ff9b:1::a', '2001:0:4136:e378::1', 'not-an-ip']) {
       expect([a, isPrivateAddress(a)]).toEqual([a, true]);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect([a, isPrivateAddress(a)]).toEqual([a, false]);
@@ -77,6 +77,7 @@ describe('webhook delivery', () => {
       writeFileSync(hosts, '# comment\n127.0.0.1 localhost\n10.1.2.3   printer.internal  Printer  # ours\nfe80::1%eth0 link\nnot-an-address name\n');
       const before = asked.length;
       expect(await resolveWithin('PRINTER', 400, servers, hosts)).toEqual([{ address: '10.1.2.3', family: 4 }]);
+      expect(await resolveWithin('printer.internal.', 400, servers, hosts)).toEqual([{ address: '10.1.2.3', family: 4 }]);
       expect(await resolveWithin('app.localhost', 400, servers, hosts)).toEqual([{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
       expect(asked.length).toBe(before);
       expect([...parseHosts(readFileSync(hosts, 'utf8')).keys()]).toEqual(['localhost', 'printer.internal', 'printer', 'link']);

@@ -3,7 +3,8 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Addresses a webhook may not reach unless the operator allows private networks: loopback, the
  * private ranges, link-local (the cloud metadata service, 169.254.169.254 and fd00:ec2::254, among
- * them), carrier-grade NAT, unique-local, multicast, and the unspecified and reserved ones.
+ * them), carrier-grade NAT, unique-local, multicast, the unspecified and reserved ones, and the
+ * IPv6 ranges that carry an IPv4 address or translate to one (NAT64, 6to4, Teredo).
  */
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -29,6 +30,10 @@ for (const [net, prefix] of [
   ['fec0::', 10],
   ['ff00::', 8],
   ['64:ff9b::', 96],
+  // Local-use NAT64, and 6to4 and Teredo, which carry an IPv4 address (a loopback or private one as well).
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
   ['2001:db8::', 32],
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');

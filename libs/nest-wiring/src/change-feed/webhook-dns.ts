@@ -23,7 +23,8 @@ export interface ResolvedAddress {
  * `servers`: the name servers to ask (WEBHOOK_DNS_SERVERS); absent, the system's.
  */
 export async function resolveWithin(host: string, timeoutMs: number, servers?: readonly string[], hostsFile = '/etc/hosts'): Promise<ResolvedAddress[]> {
-  const own = await machineNames(hostsFile).then((names) => names.get(host.toLowerCase()));
+  // A name written fully qualified (`internal.`) is the same name.
+  const own = await machineNames(hostsFile).then((names) => names.get(host.toLowerCase().replace(/\.$/, '')));
   if (own) return own;
   if (isLocalhost(host)) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
   const resolver = new Resolver({ timeout: Math.max(50, Math.floor(timeoutMs / 3)), tries: 2 });
