@@ -47,6 +47,7 @@ describe('requests in flight per principal, and the time a request may take to a
         REQUEST_TIMEOUT_MS: '2000',
         FIRST_REQUEST_WAIT_MS: '1000',
         CONNECTIONS_PER_ADDRESS: '24',
+        CONNECTIONS_MAX: '40',
       },
     });
     expect((await as(KEYS.other).post('/v1/namespace/n/create', {})).status).toBe(200);
@@ -139,10 +140,20 @@ describe('requests in flight per principal, and the time a request may take to a
       const creates = ['a', 'b', 'c'].map((n) => `POST /v1/namespace/smuggled-${n}/create HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEYS.other}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`).join('');
       const smuggled = await ask('127.0.0.1', creates);
       expect(smuggled.answer).toMatch(/^HTTP\/1\.1 503/);
-      // Another address is served meanwhile.
-      const elsewhere = await ask('127.0.0.2');
-      expect(elsewhere.answer).toMatch(/^HTTP\/1\.1 200/);
-      elsewhere.socket.destroy();
+      // Another address is served meanwhile, up to CONNECTIONS_MAX for all of them together.
+      const elsewhere = await Promise.all(Array.from({ length: 20 }, () => ask('127.0.0.2')));
+      try {
+        const answers = elsewhere.map((h) => /^HTTP\/1\.1 (\d+)/.exec(h.answer)?.[1]);
+        const admitted = answers.filter((a) => a === '200').length;
+        expect(admitted + answers.filter((a) => a === '503').length).toBe(20);
+        // 127.0.0.1 holds 24, of them this test's own served ones, still open.
+        expect(admitted).toBeGreaterThanOrEqual(40 - 24);
+        expect(admitted).toBeLessThanOrEqual(40 - served.length);
+        const past = elsewhere.find((h) => h.answer.startsWith('HTTP/1.1 503'));
+        expect(past && JSON.parse(past.answer.slice(past.answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 17, error: 'the server already holds 40 open connections (CONNECTIONS_MAX): retry shortly' });
+      } finally {
+        for (const h of elsewhere) h.socket.destroy();
+      }
     } finally {
       for (const h of held) h.socket.destroy();
     }

@@ -24,7 +24,7 @@ import { servicesOf } from './operations/operation-services';
 import { useInputLimits } from './http/input-limits';
 import { installJsonBodyParser } from './http/json-body-parser';
 import { installArrowBodyParser } from './http/arrow-body-parser';
-import { capConnectionsPerAddress } from './http/connections-per-address';
+import { capConnections } from './http/connection-caps';
 import { installUntypedBodyParser } from './http/untyped-body-parser';
 import { closeSilentConnections } from './http/first-request-wait';
 import { limitBodyArrival } from './http/body-reader';
@@ -82,7 +82,7 @@ export async function createApiApp(config: AppConfig, extra: DynamicModule[] = [
   limitBodyArrival(config.requestTimeoutMs);
   closeSilentConnections(fastify.server, config.firstRequestWaitMs);
   const metrics = app.get(Metrics);
-  capConnectionsPerAddress(fastify.server, config.connectionsPerAddress, () => metrics.connectionsRefused.inc());
+  capConnections(fastify.server, { perAddress: config.connectionsPerAddress, total: config.connectionsMax }, () => metrics.connectionsRefused.inc());
   const logRequest = accessLog(logger, config.accessLog);
   // The hooks every request passes take callbacks, not promises: about 1.5 µs a request less.
   fastify.addHook('onResponse', (request, reply, done) => {

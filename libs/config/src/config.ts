@@ -96,6 +96,8 @@ const schema = z.object({
   FIRST_REQUEST_WAIT_MS: int('FIRST_REQUEST_WAIT_MS', 30_000, 100, 3_600_000),
   // 0: no cap, for a server behind a proxy whose connections all come from its one address.
   CONNECTIONS_PER_ADDRESS: int('CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
+  // Well below the descriptors a process is commonly given, so its own files still open.
+  CONNECTIONS_MAX: int('CONNECTIONS_MAX', 8192, 0, 10_000_000),
   LIVE_FEEDS_MAX: int('LIVE_FEEDS_MAX', 256, 1, 1_000_000),
   CHANGE_FEED_NATS_URL: z
     .string()
@@ -214,6 +216,8 @@ export interface AppConfig {
   firstRequestWaitMs: number;
   /** Connections one client address may hold open at once (0: no cap). */
   connectionsPerAddress: number;
+  /** Connections all clients may hold open at once (0: no cap). */
+  connectionsMax: number;
   /** How long a finished transaction stays in a process's memory after it started (0: for good); the log keeps it. */
   transactionMemorySeconds: number;
   /** Table maintenance: the default policy (table and namespace properties override it) and the workers' planner. */
@@ -320,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
     firstRequestWaitMs: c.FIRST_REQUEST_WAIT_MS,
     connectionsPerAddress: c.CONNECTIONS_PER_ADDRESS,
+    connectionsMax: c.CONNECTIONS_MAX,
     transactionMemorySeconds: c.TRANSACTION_MEMORY_SECONDS,
     maintenance: {
       planner: c.MAINTENANCE_PLANNER,

@@ -96,7 +96,7 @@ export class Metrics {
   });
   readonly connectionsRefused = new Counter({
     name: 'lance_catalog_connections_refused_total',
-    help: 'Connections refused (503) because their address already held CONNECTIONS_PER_ADDRESS open ones',
+    help: 'Connections refused (503) because their address already held CONNECTIONS_PER_ADDRESS open ones, or the server CONNECTIONS_MAX',
     registers: [this.registry],
   });
   readonly liveFeedsRefused = new Counter({

@@ -5,31 +5,40 @@ import { isIPv6, type Socket } from 'node:net';
 const REFUSED_LINGER_MS = 1000;
 
 /**
- * Caps the connections one client address holds open at once: requests are bounded per principal
- * and silent connections closed, but a client could still open connections that each send a
- * request now and then until the process ran out of descriptors for everyone. A connection past
- * the cap is answered 503 code 17 at once and closed; it never reaches the HTTP server, so nothing
- * it sends is parsed or run. An IPv6 client is counted by its /64, the block one host is given.
+ * Caps the connections one client address holds open at once, and all of them together: requests
+ * are bounded per principal and silent connections closed, but a client could still open
+ * connections that each send a request now and then until the process ran out of descriptors for
+ * everyone (and for its own files: the event store's, Lance's). A connection past a cap is
+ * answered 503 code 17 at once and closed; it never reaches the HTTP server, so nothing it sends is
+ * parsed or run. An IPv6 client is counted by its /64, the block one host is given.
  *
  * Installed after every other listener of `connection` (Node's own HTTP parser's among them): those
  * are taken off the server and called only for the connections let in.
  */
-export function capConnectionsPerAddress(server: Server, max: number, onRefused?: () => void): void {
-  if (max <= 0) return;
+export function capConnections(server: Server, caps: { perAddress: number; total: number }, onRefused?: () => void): void {
+  const perAddress = caps.perAddress > 0 ? caps.perAddress : Infinity;
+  const total = caps.total > 0 ? caps.total : Infinity;
+  if (perAddress === Infinity && total === Infinity) return;
   const open = new Map<string, number>();
-  const refusal = refusalOf(max);
+  let all = 0;
+  const refusals = {
+    address: refusalOf(`this address already holds ${caps.perAddress} open connections (CONNECTIONS_PER_ADDRESS): reuse them (keep-alive) or close some, then retry`),
+    total: refusalOf(`the server already holds ${caps.total} open connections (CONNECTIONS_MAX): retry shortly`),
+  };
   const admitted = server.listeners('connection') as Array<(socket: Socket) => void>;
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     const client = clientOf(socket.remoteAddress ?? '');
     const held = open.get(client) ?? 0;
-    if (held >= max) {
+    if (held >= perAddress || all >= total) {
       onRefused?.();
-      refuse(socket, refusal);
+      refuse(socket, held >= perAddress ? refusals.address : refusals.total);
       return;
     }
     open.set(client, held + 1);
+    all++;
     socket.once('close', () => {
+      all--;
       const left = (open.get(client) ?? 1) - 1;
       if (left > 0) open.set(client, left);
       else open.delete(client);
@@ -61,11 +70,8 @@ export function clientOf(address: string): string {
     .join(':')}::/64`;
 }
 
-function refusalOf(max: number): string {
-  const body = JSON.stringify({
-    error: `this address already holds ${max} open connections (CONNECTIONS_PER_ADDRESS): reuse them (keep-alive) or close some, then retry`,
-    code: 17,
-  });
+function refusalOf(error: string): string {
+  const body = JSON.stringify({ error, code: 17 });
   return [
     'HTTP/1.1 503 Service Unavailable',
     'content-type: application/json; charset=utf-8',

@@ -1,4 +1,4 @@
-import { clientOf } from '../src/http/connections-per-address';
+import { clientOf } from '../src/http/connection-caps';
 
 describe('whom a connection counts against', () => {
   it('is its IPv4 address, written as IPv6 or not, and the /64 of an IPv6 address however it is written', () => {
