@@ -1,9 +1,17 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DirectorySyncs, syncFiles } from '../src/durable-files';
 
-const openFds = () => readdirSync('/proc/self/fd').length;
+/** Descriptors this process holds on what lies under `root`: those of other suites in the same process come and go on their own. */
+const openFdsUnder = (root: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(root);
+    } catch {
+      return false;
+    }
+  }).length;
 
 describe('syncFiles', () => {
   let root: string;
@@ -23,25 +31,25 @@ describe('syncFiles', () => {
 
   it('syncs more files than one slice takes, leaving no descriptor open', async () => {
     const paths = files(200, 3);
-    const before = openFds();
+    const before = openFdsUnder(root);
     await syncFiles(paths, new DirectorySyncs());
-    expect(openFds()).toBe(before);
+    expect(openFdsUnder(root)).toBe(before);
   });
 
   it('skips files whose table directory is gone, in any slice', async () => {
     const paths = files(130, 2);
     rmSync(join(root, 'd1'), { recursive: true });
-    const before = openFds();
+    const before = openFdsUnder(root);
     await expect(syncFiles([...paths, join(root, 'gone', 'f')], new DirectorySyncs())).resolves.toBeUndefined();
-    expect(openFds()).toBe(before);
+    expect(openFdsUnder(root)).toBe(before);
   });
 
   it('fails on an error other than a missing file, after the slices before it', async () => {
     const paths = files(100, 2);
     // A path through a regular file: ENOTDIR, which says something is wrong rather than gone.
     const broken = join(paths[0], 'child');
-    const before = openFds();
+    const before = openFdsUnder(root);
     await expect(syncFiles([...paths, broken], new DirectorySyncs())).rejects.toMatchObject({ code: 'ENOTDIR' });
-    expect(openFds()).toBe(before);
+    expect(openFdsUnder(root)).toBe(before);
   });
 });

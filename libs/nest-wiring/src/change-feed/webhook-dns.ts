@@ -27,9 +27,10 @@ export async function resolveWithin(host: string, timeoutMs: number, servers?: r
   const own = await machineNames(hostsFile).then((names) => names.get(host.toLowerCase().replace(/\.$/, '')));
   if (own) return own;
   if (isLocalhost(host)) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
-  const resolver = new Resolver({ timeout: Math.max(50, Math.floor(timeoutMs / 3)), tries: 2 });
-  if (servers?.length) resolver.setServers([...servers]);
-  const answered = await withinDeadline(Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]), timeoutMs, () => resolver.cancel());
+  const resolver = resolverFor(timeoutMs, servers);
+  // Left to c-ares past the deadline: it gives up by itself within about as long (a third, then two
+  // tries), and cancelling would fail every other delivery's lookup on the same resolver.
+  const answered = await withinDeadline(Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]), timeoutMs);
   if (answered === undefined) throw new WebhookRefusedError(`${host} did not resolve within ${timeoutMs} ms (WEBHOOK_TIMEOUT_MS): its name servers did not answer`);
   const [v4, v6] = answered;
   const addresses = [
@@ -41,6 +42,20 @@ export async function resolveWithin(host: string, timeoutMs: number, servers?: r
   if (codes.every((c) => NOT_THERE.has(c))) throw new WebhookRefusedError(`${host} does not resolve`);
   const failure = codes.find((c) => !NOT_THERE.has(c));
   throw new WebhookRefusedError(`${host} did not resolve: its name servers answered ${failure}`);
+}
+
+const resolvers = new Map<string, Resolver>();
+
+/** One resolver per deadline and name servers, made once: making one reads the system's resolver configuration, on the event loop. */
+function resolverFor(timeoutMs: number, servers: readonly string[] | undefined): Resolver {
+  const key = `${timeoutMs} ${servers?.join(',') ?? ''}`;
+  let resolver = resolvers.get(key);
+  if (!resolver) {
+    resolver = new Resolver({ timeout: Math.max(50, Math.floor(timeoutMs / 3)), tries: 2 });
+    if (servers?.length) resolver.setServers([...servers]);
+    resolvers.set(key, resolver);
+  }
+  return resolver;
 }
 
 function isLocalhost(host: string): boolean {
@@ -75,14 +90,11 @@ export function parseHosts(text: string): Map<string, ResolvedAddress[]> {
   return names;
 }
 
-/** The promise's value, or undefined once `ms` have passed (`onLate` then called). */
-function withinDeadline<T>(promise: Promise<T>, ms: number, onLate?: () => void): Promise<T | undefined> {
+/** The promise's value, or undefined once `ms` have passed. */
+function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => {
-      onLate?.();
-      resolve(undefined);
-    }, ms);
+    timer = setTimeout(() => resolve(undefined), ms);
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
