@@ -1,29 +1,18 @@
 import { Api } from '../support/http';
 import * as arrow from 'apache-arrow';
 import { ARROW_STREAM, sampleTable, waitFor } from '../support/arrow-data';
-import { RunningServer, startServer, tempDataDir } from '../support/server';
+import { apiBeforeWorker } from '../support/api-before-worker';
 
 /**
  * The job queues are shared by every database: one that queues many builds does not make another's
  * one build wait behind all of them.
  */
 describe('jobs of several databases on one worker', () => {
-  const dataDir = tempDataDir();
-  const env = { QUEUE_PREFIX: `fairness-${process.pid}-${Date.now()}` };
-  let apiServer: RunningServer;
-  let worker: RunningServer | undefined;
-
-  beforeAll(async () => {
-    apiServer = await startServer({ dataDir, entry: 'api', env });
-  }, 60_000);
-  afterAll(async () => {
-    await worker?.stop();
-    await apiServer?.stop();
-  });
+  const servers = apiBeforeWorker('fairness');
 
   /** Queues a BTREE build on a new table of `database`; answers its transaction id. */
   async function queueBuild(database: string, table: string): Promise<string> {
-    const api = new Api(apiServer.url, { 'x-lance-database': database });
+    const api = new Api(servers.url, { 'x-lance-database': database });
     const created = await api.send('POST', `/v1/table/ns%24${table}/create`, Buffer.from(arrow.tableToIPC(sampleTable(0, 50), 'stream')), ARROW_STREAM);
     expect(created.status).toBe(200);
     const requested = await api.post(`/v1/table/ns%24${table}/create_index`, { column: 'id', index_type: 'BTREE', name: 'by_id' });
@@ -32,17 +21,17 @@ describe('jobs of several databases on one worker', () => {
   }
 
   it("runs another database's build second, not after every build the first queued", async () => {
-    for (const database of ['busy', 'quiet']) expect((await new Api(apiServer.url, { 'x-lance-database': database }).post('/v1/namespace/ns/create', {})).status).toBe(200);
+    for (const database of ['busy', 'quiet']) expect((await new Api(servers.url, { 'x-lance-database': database }).post('/v1/namespace/ns/create', {})).status).toBe(200);
     const builds: { database: string; tx: string }[] = [];
     for (let i = 0; i < 4; i++) builds.push({ database: 'busy', tx: await queueBuild('busy', `t${i}`) });
     builds.push({ database: 'quiet', tx: await queueBuild('quiet', 'only') });
     // Queued with priorities, they are counted as waiting all the same.
-    expect((await new Api(apiServer.url).get('/metrics')).text).toMatch(/lance_catalog_queue_jobs\{queue="index-builds",state="waiting"\} 5\n/);
+    expect((await new Api(servers.url).get('/metrics')).text).toMatch(/lance_catalog_queue_jobs\{queue="index-builds",state="waiting"\} 5\n/);
 
-    worker = await startServer({ dataDir, entry: 'worker', env: { ...env, CATALOG_URL: apiServer.url, WORKER_CONCURRENCY: '1' } });
+    await servers.startWorker({ WORKER_CONCURRENCY: '1' });
     const startedAt = new Map<string, string>();
     for (const { database, tx } of builds) {
-      const api = new Api(apiServer.url, { 'x-lance-database': database });
+      const api = new Api(servers.url, { 'x-lance-database': database });
       const final = await waitFor(() => api.post(`/v1/transaction/${tx}/describe`, {}), (r) => ['Succeeded', 'Failed', 'Canceled'].includes(r.body.status), 60_000);
       expect(final.body).toMatchObject({ status: 'Succeeded' });
       const starts = (await api.get(`/v1/history/transaction/${tx}`)).body.events.filter((e: any) => e.data.setProperties?.started_at);
