@@ -4,7 +4,6 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyReply, FastifyRequest, FastifyServerOptions, LogController } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppConfig, authConfigured, isLoopback } from '@app/config';
 import { CatalogError } from '@app/catalog';
@@ -25,6 +24,7 @@ import { useInputLimits } from './http/input-limits';
 import { installJsonBodyParser } from './http/json-body-parser';
 import { installArrowBodyParser } from './http/arrow-body-parser';
 import { capConnections } from './http/connection-caps';
+import { rawJsonAnswer } from './http/raw-answer';
 import { installUntypedBodyParser } from './http/untyped-body-parser';
 import { closeSilentConnections } from './http/first-request-wait';
 import { limitBodyArrival } from './http/body-reader';
@@ -128,10 +128,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'the request took too long to arrive']
         : [400, `malformed HTTP request: ${error.message}`];
-  const body = JSON.stringify({ error: message, code: 13 });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawJsonAnswer(status, { error: message, code: 13 }));
 }
 
 /** How long a starting server waits for the store's first answer before it listens all the same (refusing catalog requests until it comes). */

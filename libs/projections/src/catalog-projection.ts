@@ -48,7 +48,7 @@ export class CatalogProjection {
   readonly streamId: string;
   private queue: Promise<unknown> = Promise.resolve();
   private restored = false;
-  private restoring = false;
+  private restoreUnderWay = false;
   /** The revision the newest snapshot (written or read) covers. */
   private snapshotRevision = -1;
   private snapshotting?: Promise<void>;
@@ -72,9 +72,9 @@ export class CatalogProjection {
     return this.current;
   }
 
-  /** Whether it holds no event and is not restoring a snapshot: letting it go loses nothing. */
-  get holdsNothing(): boolean {
-    return this.current.revision < 0 && !this.restoring;
+  /** Whether a first call is restoring its snapshot: it holds no event yet, and will. */
+  get restoring(): boolean {
+    return this.restoreUnderWay;
   }
 
   /**
@@ -103,11 +103,11 @@ export class CatalogProjection {
     // The head read runs while a first call restores the snapshot: if the store refuses it then, the
     // rejection must already have a handler (it is awaited below), or it ends the process.
     headRead.catch(() => undefined);
-    this.restoring = true;
+    this.restoreUnderWay = true;
     try {
       await this.serialised(() => this.restore());
     } finally {
-      this.restoring = false;
+      this.restoreUnderWay = false;
     }
     const read = await headRead;
     if (this.current.revision < read.revision) await this.serialised(() => this.readUpTo(read.revision));

@@ -42,9 +42,9 @@ export class ProjectionRegistry {
     for (const database of this.unborn) {
       if (this.unborn.size <= EMPTY_KEPT / 2) return;
       const projection = this.projections.get(database);
-      if (database === keep || (projection && projection.state.revision < 0 && !projection.holdsNothing)) continue;
+      if (database === keep || projection?.restoring) continue;
       this.unborn.delete(database);
-      if (projection?.holdsNothing) this.projections.delete(database);
+      if (projection && projection.state.revision < 0) this.projections.delete(database);
     }
   }
 

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { isIPv6, type Socket } from 'node:net';
+import { rawJsonAnswer } from './raw-answer';
 
 /** How long a refused connection may stay open once answered. */
 const REFUSED_LINGER_MS = 1000;
@@ -71,14 +72,5 @@ export function clientOf(address: string): string {
 }
 
 function refusalOf(error: string): string {
-  const body = JSON.stringify({ error, code: 17 });
-  return [
-    'HTTP/1.1 503 Service Unavailable',
-    'content-type: application/json; charset=utf-8',
-    `content-length: ${Buffer.byteLength(body)}`,
-    'retry-after: 1',
-    'connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  return rawJsonAnswer(503, { error, code: 17 }, { 'Retry-After': '1' });
 }

@@ -70,14 +70,14 @@ export class WebhookTarget implements SinkTarget {
     this.noteSuspension(!holdsNow);
     // Events from before it was made (a from_revision) are judged as it was made.
     const judgedAt = (revision: number) => Math.max(revision, this.subscription.createdRevision + 1);
-    const holders = holdersWalk(view, judgedAt(events[0].revision));
-    const heldAsOf = (revision: number) => this.settings.creators.mayHold(this.database, this.subscription, holders(judgedAt(revision)));
-    let held = holdsNow && heldAsOf(events[0].revision);
+    const holders = holdsNow ? holdersWalk(view, judgedAt(events[0].revision)) : undefined;
+    const heldAsOf = (revision: number) => !!holders && this.settings.creators.mayHold(this.database, this.subscription, holders(judgedAt(revision)));
+    let held = heldAsOf(events[0].revision);
     for (let i = 0; i < events.length; i++) {
       if (!valid()) return { published: i };
       const e = events[i];
       // Only a grant on the database moves who holds subscriptions: judged again after one.
-      if (holdsNow && i > 0 && changesHolders(events[i - 1])) held = heldAsOf(e.revision);
+      if (holders && i > 0 && changesHolders(events[i - 1])) held = heldAsOf(e.revision);
       if (!held || !subscriptionTakes(this.subscription, e)) continue;
       const event = toCloudEvent(this.database, e);
       const body = structuredBody(event);

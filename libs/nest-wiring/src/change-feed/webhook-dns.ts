@@ -2,6 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { WebhookRefusedError } from '@app/application';
+import { withTimeout } from '../with-timeout';
 
 /** c-ares's answers that the name is not in DNS. */
 const NOT_THERE = new Set(['ENOTFOUND', 'ENODATA']);
@@ -30,7 +31,7 @@ export async function resolveWithin(host: string, timeoutMs: number, servers?: r
   const resolver = resolverFor(timeoutMs, servers);
   // Left to c-ares past the deadline: it gives up by itself within about as long (a third, then two
   // tries), and cancelling would fail every other delivery's lookup on the same resolver.
-  const answered = await withinDeadline(Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]), timeoutMs);
+  const answered = await withTimeout(Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]), timeoutMs).catch(() => undefined);
   if (answered === undefined) throw new WebhookRefusedError(`${host} did not resolve within ${timeoutMs} ms (WEBHOOK_TIMEOUT_MS): its name servers did not answer`);
   const [v4, v6] = answered;
   const addresses = [
@@ -88,13 +89,4 @@ export function parseHosts(text: string): Map<string, ResolvedAddress[]> {
     }
   }
   return names;
-}
-
-/** The promise's value, or undefined once `ms` have passed. */
-function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
